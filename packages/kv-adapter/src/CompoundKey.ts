@@ -1,0 +1,148 @@
+import { ConfigError, KeyUnavailableError, RosterError } from './errors.js';
+import type { KV } from './KV.js';
+
+/** Options of {@link CompoundKey}. */
+export interface CompoundKeyOptions {
+  /**
+   * How many nonces the key may use: writers cycle through `0 … window-1`, readers scan them all.
+   * @defaultValue 4
+   */
+  readonly window?: number;
+  /** The nonce to start at. @defaultValue 0 */
+  readonly nonce?: number;
+}
+
+/** The default number of nonces a compound key cycles through. */
+export const DEFAULT_NONCE_WINDOW = 4;
+
+/**
+ * A compound key (seed 003, §1): the simple key `base` plus a space and a nonce, `"<base> <nonce>"`.
+ * The nonce starts at 0; when the current key becomes unavailable the writer moves to the next
+ * nonce ({@link advance}), wrapping around within the window so that a key that heals can be
+ * used again.
+ *
+ * **How a reader finds a writer who moved.** The writer only ever moves within the window
+ * `0 … window-1`, so a reader reads every nonce of the window ({@link readWindow}) and picks the
+ * value it wants by its content: the leader broadcast by (Era, Nonce, Version), a PING by its
+ * sequence number. Unavailable nonces are skipped; stale values left behind at an old nonce lose
+ * to the fresher one by that content order.
+ *
+ * @example
+ * ```ts
+ * const leader = new CompoundKey('roster/app/prod/leader');
+ * leader.current;   // 'roster/app/prod/leader 0'
+ * leader.advance(); // 1
+ * leader.current;   // 'roster/app/prod/leader 1'
+ * ```
+ */
+export class CompoundKey {
+  /** The simple key. */
+  readonly base: string;
+  /** The number of nonces in use. */
+  readonly window: number;
+  #nonce: number;
+
+  constructor(base: string, options: CompoundKeyOptions = {}) {
+    if (typeof base !== 'string' || base.length === 0) throw new ConfigError('base', base, 'Expected a non-empty base key');
+    const window = options.window ?? DEFAULT_NONCE_WINDOW;
+    if (!Number.isInteger(window) || window < 1 || window > 1024) {
+      throw new ConfigError('window', window, 'Expected `window` to be an integer from 1 to 1024');
+    }
+    const nonce = options.nonce ?? 0;
+    if (!Number.isInteger(nonce) || nonce < 0 || nonce >= window) {
+      throw new ConfigError('nonce', nonce, `Expected \`nonce\` to be an integer from 0 to ${window - 1}`);
+    }
+    this.base = base;
+    this.window = window;
+    this.#nonce = nonce;
+  }
+
+  /** The nonce writers use now. */
+  get nonce(): number {
+    return this.#nonce;
+  }
+
+  /** The key writers use now: `"<base> <nonce>"`. */
+  get current(): string {
+    return this.at(this.#nonce);
+  }
+
+  /** The key at `nonce`. */
+  at(nonce: number): string {
+    return `${this.base} ${nonce}`;
+  }
+
+  /** Every key of the window, nonce 0 first. */
+  keys(): string[] {
+    return Array.from({ length: this.window }, (_, n) => this.at(n));
+  }
+
+  /** Moves to the next nonce (wrapping within the window) and returns it. */
+  advance(): number {
+    this.#nonce = (this.#nonce + 1) % this.window;
+    return this.#nonce;
+  }
+
+  /** Moves to `nonce`. */
+  moveTo(nonce: number): void {
+    if (!Number.isInteger(nonce) || nonce < 0 || nonce >= this.window) {
+      throw new ConfigError('nonce', nonce, `Expected \`nonce\` to be an integer from 0 to ${this.window - 1}`);
+    }
+    this.#nonce = nonce;
+  }
+
+  /** Splits a compound key into its base and nonce, or returns `undefined` when it is not one. */
+  static parse(key: string): { base: string; nonce: number } | undefined {
+    const i = key.lastIndexOf(' ');
+    if (i <= 0) return undefined;
+    const tail = key.slice(i + 1);
+    if (!/^(0|[1-9]\d{0,8})$/.test(tail)) return undefined;
+    return { base: key.slice(0, i), nonce: Number(tail) };
+  }
+}
+
+/** One nonce's outcome in {@link readWindow}. */
+export type WindowSlot =
+  | { readonly nonce: number; readonly ok: true; readonly value: string | null }
+  | { readonly nonce: number; readonly ok: false; readonly error: unknown };
+
+/**
+ * Reads every key of `key`'s window in parallel. Each slot says either what is there (`null` for
+ * nothing) or why it could not be read; one unavailable nonce never hides the others.
+ */
+export async function readWindow(kv: KV, key: CompoundKey, options?: { signal?: AbortSignal }): Promise<WindowSlot[]> {
+  const keys = key.keys();
+  return Promise.all(
+    keys.map(async (k, nonce): Promise<WindowSlot> => {
+      try {
+        return { nonce, ok: true, value: await kv.get(k, options) };
+      } catch (error) {
+        return { nonce, ok: false, error };
+      }
+    }),
+  );
+}
+
+/**
+ * Runs `op` on the current key of `key`; when it rejects with {@link KeyUnavailableError},
+ * moves to the next nonce and tries again, at most once per nonce of the window. Any other error
+ * is rethrown at once. Resolves with the result and the nonce it succeeded at.
+ *
+ * @example
+ * ```ts
+ * await writeMoving(join, (k) => kv.append(k, ' node7'));
+ * ```
+ */
+export async function writeMoving<T>(key: CompoundKey, op: (key: string) => Promise<T>): Promise<{ result: T; nonce: number }> {
+  let last: unknown;
+  for (let attempt = 0; attempt < key.window; attempt++) {
+    try {
+      return { result: await op(key.current), nonce: key.nonce };
+    } catch (error) {
+      if (!KeyUnavailableError.is(error)) throw error;
+      last = error;
+      key.advance();
+    }
+  }
+  throw RosterError.is(last) ? last : new KeyUnavailableError(key.current, { cause: last });
+}

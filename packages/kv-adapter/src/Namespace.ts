@@ -1,0 +1,54 @@
+import { ConfigError } from './errors.js';
+
+/** Longest cluster key or environment name accepted. */
+const MAX_NAME = 128;
+const NAME = /^[A-Za-z0-9._\-:@]+$/;
+
+/**
+ * A key prefix for one cluster in one environment (seed 002): `roster/<cluster>/<env>/`.
+ * Two clusters, or two environments of one cluster, never see each other's keys.
+ *
+ * Names may use letters, digits and `. _ - : @`; in particular no space (the compound-key
+ * separator), no `/` (the namespace separator) and no braces (so Redis Cluster hash tags never
+ * pin Roster's keys to one slot).
+ *
+ * @example
+ * ```ts
+ * const ns = new Namespace('mycluster', 'dev');
+ * ns.key('leader'); // 'roster/mycluster/dev/leader'
+ * ```
+ */
+export class Namespace {
+  /** The cluster key (typically the application name). */
+  readonly cluster: string;
+  /** The environment (`production`, `dev`, …). */
+  readonly env: string;
+  /** The prefix every key of this namespace starts with. */
+  readonly prefix: string;
+
+  constructor(cluster: string, env: string, options: { root?: string } = {}) {
+    Namespace.check('cluster', cluster);
+    Namespace.check('env', env);
+    const root = options.root ?? 'roster';
+    Namespace.check('root', root);
+    this.cluster = cluster;
+    this.env = env;
+    this.prefix = `${root}/${cluster}/${env}/`;
+  }
+
+  /** The full key for `name` in this namespace. */
+  key(name: string): string {
+    return this.prefix + name;
+  }
+
+  /** Throws {@link ConfigError} unless `value` is a valid cluster, environment or root name. */
+  static check(field: string, value: unknown): asserts value is string {
+    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_NAME || !NAME.test(value)) {
+      throw new ConfigError(
+        field,
+        value,
+        `Expected \`${field}\` to be 1 to ${MAX_NAME} characters of letters, digits and . _ - : @`,
+      );
+    }
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * `@roster/kv-adapter`: the storage layer of Roster.
+ *
+ * - {@link KV}: the one interface every package speaks (get, set, delete, append, take,
+ *   compare-and-set, the store's clock), with typed errors that tell a key that cannot be served
+ *   ({@link KeyUnavailableError}) from a store that cannot be reached ({@link StoreUnavailableError}).
+ * - {@link CompoundKey}: seed 003's `"<base> <nonce>"` keys that move when a key is unavailable.
+ * - {@link Namespace}: a cluster key and environment as a key prefix.
+ * - Backends: {@link MemoryKV} (embedded), `RedisKV` (Redis, Redis Cluster), `FaultyKV` (faults).
+ * - The time seam: {@link Clock}, {@link RealClock}, {@link VirtualClock}.
+ * - The logging seam: {@link Logger}.
+ *
+ * @packageDocumentation
+ */
+export {
+  RosterError,
+  KeyUnavailableError,
+  StoreUnavailableError,
+  InvalidKeyError,
+  InvalidValueError,
+  ValueTooLargeError,
+  KVRejectedError,
+  UnsupportedOperationError,
+  KVClosedError,
+  ConfigError,
+  AbortError,
+  type RosterErrorCode,
+} from './errors.js';
+export { type Logger, silentLogger, MemoryLogger } from './logger.js';
+export { type Clock, type Timer, sleep, abortReason } from './clock/Clock.js';
+export { RealClock, realClock, type RealClockOptions } from './clock/RealClock.js';
+export { VirtualClock, type VirtualClockOptions } from './clock/VirtualClock.js';
+export {
+  type KV,
+  type KVCapabilities,
+  type KVOperationOptions,
+  type SetOptions,
+  type CompareAndSetOptions,
+  type CompareAndSetResult,
+  type KVLimits,
+  DEFAULT_LIMITS,
+} from './KV.js';
+export { MemoryKV, type MemoryKVOptions } from './MemoryKV.js';
+export {
+  CompoundKey,
+  type CompoundKeyOptions,
+  DEFAULT_NONCE_WINDOW,
+  readWindow,
+  writeMoving,
+  type WindowSlot,
+} from './CompoundKey.js';
+export { Namespace } from './Namespace.js';

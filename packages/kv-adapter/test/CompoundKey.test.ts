@@ -1,0 +1,99 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  CompoundKey,
+  ConfigError,
+  KeyUnavailableError,
+  MemoryKV,
+  Namespace,
+  readWindow,
+  writeMoving,
+  type KV,
+} from '../src/index.js';
+
+/** A MemoryKV on which chosen keys are unavailable (a tiny stand-in for a dead shard). */
+function withDeadKeys(dead: Set<string>): KV {
+  const kv = new MemoryKV();
+  return new Proxy(kv, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver) as unknown;
+      if (typeof v !== 'function') return v;
+      return (key: string, ...rest: unknown[]) => {
+        if (dead.has(key)) return Promise.reject(new KeyUnavailableError(key));
+        return (v as (...a: unknown[]) => unknown).call(target, key, ...rest);
+      };
+    },
+  });
+}
+
+describe('CompoundKey', () => {
+  it('starts at nonce 0 and names keys "<base> <nonce>"', () => {
+    const k = new CompoundKey('roster/a/b/leader');
+    expect(k.nonce).toBe(0);
+    expect(k.current).toBe('roster/a/b/leader 0');
+    expect(k.keys()).toEqual([0, 1, 2, 3].map((n) => `roster/a/b/leader ${n}`));
+  });
+
+  it('advances to the next nonce and wraps within its window', () => {
+    const k = new CompoundKey('x', { window: 3 });
+    expect([k.advance(), k.advance(), k.advance()]).toEqual([1, 2, 0]);
+  });
+
+  it('parse is the inverse of at', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), fc.nat({ max: 1000 }), (base, nonce) => {
+        fc.pre(!base.endsWith(' ') && base.trim() === base);
+        const k = new CompoundKey(base, { window: 1024 });
+        expect(CompoundKey.parse(k.at(nonce))).toEqual({ base, nonce });
+      }),
+    );
+  });
+
+  it('rejects a bad window or nonce with a ConfigError naming the field', () => {
+    expect(() => new CompoundKey('x', { window: 0 })).toThrow(ConfigError);
+    try {
+      new CompoundKey('x', { nonce: 9 });
+    } catch (e) {
+      expect(ConfigError.is(e) && e.field).toBe('nonce');
+    }
+  });
+
+  it('a writer whose key is unavailable moves to the next nonce, and a reader scanning the window finds it there', async () => {
+    const dead = new Set<string>(['leader 0']);
+    const kv = withDeadKeys(dead);
+    const writer = new CompoundKey('leader');
+    const { nonce } = await writeMoving(writer, (key) => kv.set(key, 'hello'));
+    expect(nonce).toBe(1);
+    expect(writer.current).toBe('leader 1');
+
+    const slots = await readWindow(kv, new CompoundKey('leader'));
+    expect(slots[0]).toMatchObject({ nonce: 0, ok: false });
+    expect(KeyUnavailableError.is((slots[0] as { error: unknown }).error)).toBe(true);
+    expect(slots[1]).toEqual({ nonce: 1, ok: true, value: 'hello' });
+  });
+
+  it('writeMoving gives up with KeyUnavailableError after trying every nonce once', async () => {
+    const kv = withDeadKeys(new Set(['j 0', 'j 1']));
+    await expect(writeMoving(new CompoundKey('j', { window: 2 }), (k) => kv.set(k, 'v'))).rejects.toBeInstanceOf(
+      KeyUnavailableError,
+    );
+  });
+});
+
+describe('Namespace', () => {
+  it('prefixes keys with the cluster key and environment', () => {
+    expect(new Namespace('app', 'dev').key('leader')).toBe('roster/app/dev/leader');
+  });
+
+  it('keeps two environments of one cluster apart', async () => {
+    const kv = new MemoryKV();
+    await kv.set(new Namespace('app', 'production').key('leader 0'), 'p');
+    expect(await kv.get(new Namespace('app', 'dev').key('leader 0'))).toBeNull();
+  });
+
+  it('refuses names with spaces, slashes or braces', () => {
+    for (const bad of ['a b', 'a/b', '{a}', '', 'x'.repeat(200)]) {
+      expect(() => new Namespace(bad, 'dev')).toThrow(ConfigError);
+    }
+  });
+});

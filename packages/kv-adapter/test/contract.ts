@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { RosterError, type KV } from '../src/index.js';
+
+/** The behaviour every KV backend shares; run against each backend with a fresh store per test. */
+export function kvContract(name: string, open: () => Promise<{ kv: KV; done?: () => Promise<void> }>): void {
+  describe(`KV contract: ${name}`, () => {
+    async function withKV(fn: (kv: KV) => Promise<void>): Promise<void> {
+      const { kv, done } = await open();
+      try {
+        await fn(kv);
+      } finally {
+        await kv.close();
+        await done?.();
+      }
+    }
+
+    it('get returns null for a missing key and the value after set', () =>
+      withKV(async (kv) => {
+        expect(await kv.get('k')).toBeNull();
+        await kv.set('k', 'v1');
+        expect(await kv.get('k')).toBe('v1');
+        await kv.set('k', 'v2');
+        expect(await kv.get('k')).toBe('v2');
+      }));
+
+    it('delete removes a key and says whether it existed', () =>
+      withKV(async (kv) => {
+        await kv.set('k', 'v');
+        expect(await kv.delete('k')).toBe(true);
+        expect(await kv.delete('k')).toBe(false);
+        expect(await kv.get('k')).toBeNull();
+      }));
+
+    it('append creates the key, concatenates, and returns the new byte length', () =>
+      withKV(async (kv) => {
+        expect(await kv.append('j', ' a')).toBe(2);
+        expect(await kv.append('j', ' bé')).toBe(6);
+        expect(await kv.get('j')).toBe(' a bé');
+      }));
+
+    it('concurrent appends are never lost', () =>
+      withKV(async (kv) => {
+        const ids = Array.from({ length: 50 }, (_, i) => `n${i}`);
+        await Promise.all(ids.map((id) => kv.append('j', ` ${id}`)));
+        const got = (await kv.get('j'))!.trim().split(' ').sort();
+        expect(got).toEqual([...ids].sort());
+      }));
+
+    it('take reads and deletes atomically; appends racing with it are kept', () =>
+      withKV(async (kv) => {
+        await kv.append('j', ' a');
+        const [taken] = await Promise.all([kv.take('j'), kv.append('j', ' b')]);
+        const rest = await kv.take('j');
+        const all = `${taken ?? ''}${rest ?? ''}`.trim().split(' ').sort();
+        expect(all).toEqual(['a', 'b']);
+        expect(await kv.take('j')).toBeNull();
+      }));
+
+    it('compareAndSet swaps only when the current value matches', () =>
+      withKV(async (kv) => {
+        expect(kv.capabilities.compareAndSet).toBe(true);
+        expect((await kv.compareAndSet('c', null, 'one')).swapped).toBe(true);
+        const miss = await kv.compareAndSet('c', null, 'two');
+        expect(miss.swapped).toBe(false);
+        expect(miss.current).toBe('one');
+        const hit = await kv.compareAndSet('c', 'one', 'two');
+        expect(hit).toMatchObject({ swapped: true, current: 'two' });
+        expect(await kv.get('c')).toBe('two');
+      }));
+
+    it('compareAndSet stamps the store time into the value in the same step', () =>
+      withKV(async (kv) => {
+        expect(kv.capabilities.time).toBe(true);
+        const before = await kv.time();
+        const res = await kv.compareAndSet('h', null, '{"ts":@NOW@,"again":@NOW@}', { stampToken: '@NOW@' });
+        expect(res.swapped).toBe(true);
+        const parsed = JSON.parse((await kv.get('h'))!) as { ts: number; again: number };
+        expect(parsed.ts).toBe(parsed.again);
+        expect(parsed.ts).toBeGreaterThanOrEqual(before);
+        expect(res.time).toBe(parsed.ts);
+      }));
+
+    it('time reads the store clock in ms since the epoch', () =>
+      withKV(async (kv) => {
+        const t = await kv.time();
+        expect(t).toBeGreaterThan(1_600_000_000_000);
+      }));
+
+    it('set with ttlMs expires the key', () =>
+      withKV(async (kv) => {
+        await kv.set('t', 'v', { ttlMs: 60_000 });
+        expect(await kv.get('t')).toBe('v');
+      }));
+
+    it('keys with spaces and unicode are distinct keys', () =>
+      withKV(async (kv) => {
+        await kv.set('leader 0', 'a');
+        await kv.set('leader 1', 'b');
+        await kv.set('clé 0', 'c');
+        expect([await kv.get('leader 0'), await kv.get('leader 1'), await kv.get('clé 0')]).toEqual(['a', 'b', 'c']);
+      }));
+
+    it('rejects bad keys and values with typed errors and keeps the data', () =>
+      withKV(async (kv) => {
+        await kv.set('k', 'keep');
+        await expect(kv.set('', 'v')).rejects.toSatisfy((e) => RosterError.is(e, 'KV_INVALID_KEY'));
+        await expect(kv.get('x'.repeat(5000))).rejects.toSatisfy((e) => RosterError.is(e, 'KV_INVALID_KEY'));
+        await expect(kv.set('k', '\ud800')).rejects.toSatisfy((e) => RosterError.is(e, 'KV_INVALID_VALUE'));
+        await expect(kv.set('k', 'x'.repeat(2 * 1024 * 1024))).rejects.toSatisfy((e) =>
+          RosterError.is(e, 'KV_VALUE_TOO_LARGE'),
+        );
+        await expect(kv.set('k', 42 as unknown as string)).rejects.toSatisfy((e) => RosterError.is(e, 'KV_INVALID_VALUE'));
+        expect(await kv.get('k')).toBe('keep');
+      }));
+
+    it('an append that would grow a value past the limit is refused whole', () =>
+      withKV(async (kv) => {
+        await kv.set('j', 'x'.repeat(1024 * 1024 - 4));
+        await expect(kv.append('j', '123456')).rejects.toSatisfy((e) => RosterError.is(e, 'KV_VALUE_TOO_LARGE'));
+        expect((await kv.get('j'))!.length).toBe(1024 * 1024 - 4);
+      }));
+
+    it('operations after close reject with KV_CLOSED', () =>
+      withKV(async (kv) => {
+        await kv.close();
+        await expect(kv.get('k')).rejects.toSatisfy((e) => RosterError.is(e, 'KV_CLOSED'));
+        await kv.close();
+      }));
+  });
+}
