@@ -50,3 +50,21 @@ export {
   type WindowSlot,
 } from './CompoundKey.js';
 export { Namespace } from './Namespace.js';
+export { FaultInjector } from './faults/FaultInjector.js';
+export { FaultyKV } from './faults/FaultyKV.js';
+export {
+  type FaultInjectorOptions,
+  type FaultScope,
+  type KeyUnavailableOptions,
+  type StoreOutageOptions,
+  type FailureOptions,
+  type LatencyOptions,
+  type LatencyMode,
+  type FaultHandle,
+  type FaultKind,
+  type FaultStats,
+  type KVOperation,
+} from './faults/FaultOptions.js';
+export { type KeySelector } from './faults/keys.js';
+export { type OperationRecord, formatOperation } from './faults/OperationLog.js';
+export { SeededRandom } from './faults/random.js';
