@@ -1,0 +1,75 @@
+import { Ticker, parseMember, withDeadline, type Member } from '@roster/follower';
+import type { Clock, CompoundKey, KV, Logger } from '@roster/kv-adapter';
+
+/**
+ * The leader's JOIN poller (seed 003 §4): every interval it takes the content of every nonce of
+ * the join key, atomically (read-and-delete in one step, so an id appended at the same moment is
+ * either taken now or left for the next poll, never lost), and hands the joiners to the leader
+ * loop. Tokens that do not parse are reported and dropped.
+ */
+export class JoinPoller {
+  readonly #kv: KV;
+  readonly #key: CompoundKey;
+  readonly #clock: Clock;
+  readonly #logger: Logger;
+  readonly #opTimeoutMs: number;
+  readonly #onJoin: (members: Member[]) => void;
+  readonly #onGarbage: () => void;
+  readonly #ticker: Ticker;
+
+  constructor(options: {
+    kv: KV;
+    key: CompoundKey;
+    clock: Clock;
+    logger: Logger;
+    intervalMs: number;
+    opTimeoutMs: number;
+    onJoin: (members: Member[]) => void;
+    onGarbage: () => void;
+  }) {
+    this.#kv = options.kv;
+    this.#key = options.key;
+    this.#clock = options.clock;
+    this.#logger = options.logger;
+    this.#opTimeoutMs = options.opTimeoutMs;
+    this.#onJoin = options.onJoin;
+    this.#onGarbage = options.onGarbage;
+    this.#ticker = new Ticker({ clock: options.clock, periodMs: options.intervalMs, logger: options.logger, name: 'join-poller', step: () => this.poll() });
+  }
+
+  /** Starts polling, the first poll at once. */
+  start(): void {
+    this.#ticker.start();
+  }
+
+  /** Stops polling; resolves when a poll in progress has ended. */
+  stop(): Promise<void> {
+    return this.#ticker.stop();
+  }
+
+  /** Polls every nonce of the join key once. */
+  async poll(): Promise<void> {
+    const taken = await Promise.all(
+      this.#key.keys().map((k) =>
+        withDeadline(this.#clock, this.#opTimeoutMs, 'join take', this.#kv.take(k)).catch((error: unknown) => {
+          this.#logger.debug({ err: error, key: k }, 'join key not taken');
+          return null;
+        }),
+      ),
+    );
+    const joiners: Member[] = [];
+    for (const value of taken) {
+      if (!value) continue;
+      for (const token of value.split(' ')) {
+        if (token === '') continue;
+        const m = parseMember(token);
+        if (m) joiners.push(m);
+        else {
+          this.#onGarbage();
+          this.#logger.warn({ token: token.slice(0, 80) }, 'ignoring a join-key token that does not parse');
+        }
+      }
+    }
+    if (joiners.length > 0) this.#onJoin(joiners);
+  }
+}

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import {
+  ConfigError,
+  DEFAULT_NONCE_WINDOW,
+  Namespace,
+  realClock,
+  silentLogger,
+  type Clock,
+  type KV,
+  type Logger,
+} from '@roster/kv-adapter';
+import { checkId, checkWeight } from '@roster/follower';
+
+/** Options of `createNode()`. */
+export interface RosterNodeOptions {
+  /** The store. Use `MemoryKV` for one process, `RedisKV` across processes. */
+  readonly kv: KV;
+  /** The cluster key: typically the application name. */
+  readonly cluster: string;
+  /** The environment (`production`, `dev`, …); clusters in different environments never meet. */
+  readonly env: string;
+  /** This node's id: 1 to 128 of letters, digits and `. _ @ -`. @defaultValue a fresh UUID without dashes */
+  readonly id?: string;
+  /** The protocol's period I: every loop runs once per interval. @defaultValue 1000 */
+  readonly intervalMs?: number;
+  /**
+   * The timeout T: a leader whose Version has not changed for T is presumed dead, a follower whose
+   * PINGs stopped for T is removed. Must be greater than twice `intervalMs`. @defaultValue 5000
+   */
+  readonly timeoutMs?: number;
+  /**
+   * The renew deadline: a leader that could not publish for this long stops calling itself leader.
+   * Must be greater than `intervalMs` and less than `timeoutMs − intervalMs`. @defaultValue timeoutMs / 2
+   */
+  readonly renewDeadlineMs?: number;
+  /** How long a candidate waits after its claim before it re-reads to confirm. @defaultValue intervalMs / 2 */
+  readonly settleMs?: number;
+  /** Longest any single store operation may take before it counts as failed. @defaultValue intervalMs / 2 */
+  readonly operationTimeoutMs?: number;
+  /** How many nonces each compound key may use. @defaultValue 4 */
+  readonly nonceWindow?: number;
+  /** This member's weight, carried in the broadcast (its thread count for `@roster/cluster`). @defaultValue 1 */
+  readonly weight?: number;
+  /** Follow the leader and the member list without joining, PINGing or ever campaigning. @defaultValue false */
+  readonly observer?: boolean;
+  /** The clock every timer and duration goes through. @defaultValue the real clock */
+  readonly clock?: Clock;
+  /** Where the node logs (pino's shape). @defaultValue silent */
+  readonly logger?: Logger;
+}
+
+/** {@link RosterNodeOptions} validated, with every default applied. */
+export interface ResolvedConfig {
+  readonly kv: KV;
+  readonly namespace: Namespace;
+  readonly id: string;
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  readonly renewDeadlineMs: number;
+  readonly settleMs: number;
+  readonly operationTimeoutMs: number;
+  readonly nonceWindow: number;
+  readonly weight: number;
+  readonly observer: boolean;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/** A fresh node id: a UUID without dashes, as libcluster generates (seed 002). */
+export function newNodeId(): string {
+  return randomUUID().replaceAll('-', '');
+}
+
+function positiveInt(field: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+    throw new ConfigError(field, value, `Expected \`${field}\` to be a positive integer (milliseconds)`);
+  }
+  return value;
+}
+
+/**
+ * Validates `createNode()` options once, up front, and applies defaults. Every problem is a
+ * {@link ConfigError} naming the field.
+ */
+export function resolveConfig(options: RosterNodeOptions): ResolvedConfig {
+  if (typeof options !== 'object' || options === null) throw new ConfigError('options', options, 'Expected an options object');
+  const { kv } = options;
+  if (typeof kv !== 'object' || kv === null || typeof kv.get !== 'function') {
+    throw new ConfigError('kv', kv, 'Expected `kv` to be a KV store (MemoryKV, RedisKV, …)');
+  }
+  Namespace.check('cluster', options.cluster);
+  Namespace.check('env', options.env);
+  const id = options.id ?? newNodeId();
+  checkId(id, 'id');
+  const intervalMs = positiveInt('intervalMs', options.intervalMs ?? 1000);
+  const timeoutMs = positiveInt('timeoutMs', options.timeoutMs ?? 5 * intervalMs);
+  if (timeoutMs <= 2 * intervalMs) {
+    throw new ConfigError('timeoutMs', timeoutMs, `Expected \`timeoutMs\` to be greater than twice \`intervalMs\` (${intervalMs})`);
+  }
+  const renewDeadlineMs = positiveInt('renewDeadlineMs', options.renewDeadlineMs ?? Math.floor(timeoutMs / 2));
+  if (renewDeadlineMs <= intervalMs || renewDeadlineMs >= timeoutMs - intervalMs) {
+    throw new ConfigError(
+      'renewDeadlineMs',
+      renewDeadlineMs,
+      `Expected \`renewDeadlineMs\` to be greater than \`intervalMs\` (${intervalMs}) and less than \`timeoutMs\` − \`intervalMs\` (${timeoutMs - intervalMs})`,
+    );
+  }
+  const settleMs = positiveInt('settleMs', options.settleMs ?? Math.max(1, Math.floor(intervalMs / 2)));
+  if (settleMs > intervalMs) throw new ConfigError('settleMs', settleMs, `Expected \`settleMs\` to be at most \`intervalMs\` (${intervalMs})`);
+  const operationTimeoutMs = positiveInt('operationTimeoutMs', options.operationTimeoutMs ?? Math.max(1, Math.floor(intervalMs / 2)));
+  if (operationTimeoutMs > intervalMs) {
+    throw new ConfigError('operationTimeoutMs', operationTimeoutMs, `Expected \`operationTimeoutMs\` to be at most \`intervalMs\` (${intervalMs})`);
+  }
+  const nonceWindow = options.nonceWindow ?? DEFAULT_NONCE_WINDOW;
+  if (!Number.isInteger(nonceWindow) || nonceWindow < 1 || nonceWindow > 1024) {
+    throw new ConfigError('nonceWindow', nonceWindow, 'Expected `nonceWindow` to be an integer from 1 to 1024');
+  }
+  const weight = options.weight ?? 1;
+  checkWeight(weight, 'weight');
+  if (options.observer !== undefined && typeof options.observer !== 'boolean') {
+    throw new ConfigError('observer', options.observer, 'Expected `observer` to be a boolean');
+  }
+  return {
+    kv,
+    namespace: new Namespace(options.cluster, options.env),
+    id,
+    intervalMs,
+    timeoutMs,
+    renewDeadlineMs,
+    settleMs,
+    operationTimeoutMs,
+    nonceWindow,
+    weight,
+    observer: options.observer ?? false,
+    clock: options.clock ?? realClock,
+    logger: options.logger ?? silentLogger,
+  };
+}

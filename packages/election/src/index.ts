@@ -1,0 +1,26 @@
+/**
+ * `@roster/election`: leader election and membership over an unreliable key-value store, by the
+ * era/nonce/version protocol of seed 003. One entry point, {@link createNode}.
+ *
+ * **Guarantees** (see docs/protocol.md): with the defaults I = 1 s and T = 5 s, a crashed leader
+ * is replaced within T + 2I; after faults stop, every live node converges on one leader and the
+ * full member list; with compare-and-set and a view of the store shared by all nodes, no two nodes
+ * believe they lead at once (a leader fences itself after the renew deadline, T/2 by default).
+ *
+ * @packageDocumentation
+ */
+export { createNode, type CreateNodeOptions } from './createNode.js';
+export { RosterNode, type NodeState } from './RosterNode.js';
+export { resolveConfig, newNodeId, type RosterNodeOptions, type ResolvedConfig } from './config.js';
+export type {
+  Role,
+  LeaderInfo,
+  RoleUpdate,
+  LeaderUpdate,
+  MembersUpdate,
+  GoodbyeUpdate,
+  StoppedUpdate,
+  RosterUpdate,
+  WatchFunction,
+} from './events.js';
+export { fencingToken, type Member, type Broadcast } from '@roster/follower';

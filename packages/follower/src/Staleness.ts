@@ -1,0 +1,59 @@
+import { isGoodbye, sameLeadership, type Broadcast } from './broadcast.js';
+
+/**
+ * Watches one broadcast for progress (seed 003 §2: "any follower that sees no changes in the
+ * Version after a sufficient period of time"). Progress means the value changed: another
+ * leadership, or the same leadership at another version. It is timed on the local monotonic
+ * clock from the completion of the read that first saw the change, so a leader whose last
+ * publication started at `s` is always seen as stale later than `s + T`.
+ */
+export class Staleness {
+  #tracked: Broadcast | undefined;
+  #changedAt: number;
+
+  /** Starts with "nothing seen" as the tracked value, changed at `now`. */
+  constructor(now: number) {
+    this.#changedAt = now;
+  }
+
+  /** The broadcast being tracked (`undefined` for "none"). */
+  get tracked(): Broadcast | undefined {
+    return this.#tracked;
+  }
+
+  /** Local time of the last observed change. */
+  get changedAt(): number {
+    return this.#changedAt;
+  }
+
+  /** Records what a read completed at `at` saw; returns true when it is a change. */
+  observe(seen: Broadcast | undefined, at: number): boolean {
+    const prev = this.#tracked;
+    const same = prev === undefined ? seen === undefined : sameLeadership(prev, seen) && prev.version === seen!.version;
+    if (same) return false;
+    this.#tracked = seen;
+    this.#changedAt = at;
+    return true;
+  }
+
+  /** A copy that tracks on its own from here. */
+  clone(): Staleness {
+    const copy = new Staleness(this.#changedAt);
+    copy.#tracked = this.#tracked;
+    return copy;
+  }
+
+  /**
+   * True when the tracked broadcast has not changed for `timeoutMs` at `now`, or is a goodbye
+   * (whose leader has already stopped leading).
+   */
+  isStale(now: number, timeoutMs: number): boolean {
+    if (this.#tracked !== undefined && isGoodbye(this.#tracked)) return true;
+    return now - this.#changedAt >= timeoutMs;
+  }
+
+  /** When the tracked broadcast becomes stale if nothing changes. */
+  staleAt(timeoutMs: number): number {
+    return this.#tracked !== undefined && isGoodbye(this.#tracked) ? this.#changedAt : this.#changedAt + timeoutMs;
+  }
+}

@@ -1,0 +1,66 @@
+import { ConfigError, RosterError } from '@roster/kv-adapter';
+
+/** Longest node id accepted. */
+export const MAX_ID_LENGTH = 128;
+
+/** Largest weight (libcluster thread count) a member may carry. */
+export const MAX_WEIGHT = 1_000_000;
+
+const ID = /^[A-Za-z0-9._@-]{1,128}$/;
+
+/** A member of the cluster as the leader publishes it. */
+export interface Member {
+  /** The node id. */
+  readonly id: string;
+  /** The member's weight (its thread count for `@roster/cluster`). @defaultValue 1 */
+  readonly weight: number;
+}
+
+/** True when `id` is a valid node id: 1 to 128 of letters, digits and `. _ @ -`. */
+export function isValidId(id: unknown): id is string {
+  return typeof id === 'string' && ID.test(id);
+}
+
+/** Throws {@link ConfigError} naming `field` unless `id` is a valid node id. */
+export function checkId(id: unknown, field = 'id'): asserts id is string {
+  if (!isValidId(id)) {
+    throw new ConfigError(field, id, `Expected \`${field}\` to be 1 to ${MAX_ID_LENGTH} characters of letters, digits and . _ @ - (no whitespace)`);
+  }
+}
+
+/** Throws {@link ConfigError} unless `weight` is an integer from 1 to {@link MAX_WEIGHT}. */
+export function checkWeight(weight: unknown, field = 'weight'): asserts weight is number {
+  if (typeof weight !== 'number' || !Number.isInteger(weight) || weight < 1 || weight > MAX_WEIGHT) {
+    throw new ConfigError(field, weight, `Expected \`${field}\` to be an integer from 1 to ${MAX_WEIGHT}`);
+  }
+}
+
+/**
+ * Formats a member as it travels in the join key and the broadcast: `id` when its weight is 1
+ * (so a cluster of weight-1 members reads exactly as seed 003's plain list), `id:weight` otherwise.
+ */
+export function formatMember(member: Member): string {
+  return member.weight === 1 ? member.id : `${member.id}:${member.weight}`;
+}
+
+/** Parses one `id` or `id:weight` token; `undefined` when it is not valid. */
+export function parseMember(token: string): Member | undefined {
+  const colon = token.indexOf(':');
+  const id = colon < 0 ? token : token.slice(0, colon);
+  if (!isValidId(id)) return undefined;
+  if (colon < 0) return { id, weight: 1 };
+  const w = token.slice(colon + 1);
+  if (!/^[1-9]\d{0,6}$/.test(w)) return undefined;
+  const weight = Number(w);
+  return weight <= MAX_WEIGHT ? { id, weight } : undefined;
+}
+
+/** An id read from a key did not parse. */
+export class MalformedValueError extends RosterError {
+  /** The key the value came from. */
+  readonly key: string;
+  constructor(key: string, value: string, reason: string) {
+    super('MALFORMED_VALUE', `malformed value at ${JSON.stringify(key)} (${reason}): ${JSON.stringify(value.slice(0, 80))}`);
+    this.key = key;
+  }
+}

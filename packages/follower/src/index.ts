@@ -1,0 +1,41 @@
+/**
+ * `@roster/follower`: the follower side of Roster's era/nonce/version protocol (seed 003) and the
+ * pieces the leader shares with it: the broadcast codec, reading the leader-key window, progress
+ * (staleness) tracking, joining through the join key, and PING at the id key.
+ *
+ * Most applications use `createNode()` from `@roster/election`, which composes these.
+ *
+ * @packageDocumentation
+ */
+export {
+  type Broadcast,
+  type BroadcastParseResult,
+  formatBroadcast,
+  parseBroadcast,
+  isGoodbye,
+  isClaim,
+  compareLeadership,
+  sameLeadership,
+  bestBroadcast,
+  fencingToken,
+  MAX_MEMBERS,
+  MAX_NONCE,
+} from './broadcast.js';
+export {
+  type Member,
+  isValidId,
+  checkId,
+  checkWeight,
+  formatMember,
+  parseMember,
+  MalformedValueError,
+  MAX_ID_LENGTH,
+  MAX_WEIGHT,
+} from './ids.js';
+export { RosterKeys } from './keys.js';
+export { withDeadline } from './deadline.js';
+export { LeaderWindow, type LeaderWindowOptions, type LeaderWindowRead, type LeaderSlot } from './LeaderWindow.js';
+export { Staleness } from './Staleness.js';
+export { Ticker } from './Ticker.js';
+export { Pinger, parseIdKeyValue, type IdKeyValue } from './Pinger.js';
+export { Joiner } from './Joiner.js';

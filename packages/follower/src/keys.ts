@@ -1,0 +1,37 @@
+import { CompoundKey, Namespace } from '@roster/kv-adapter';
+
+/**
+ * The compound keys of one cluster (seed 003), all under the cluster's {@link Namespace}:
+ *
+ * | key | value | written by |
+ * |---|---|---|
+ * | `<prefix>leader <n>` | the broadcast `Era Nonce Version Id member…` | the leader; candidates' claims |
+ * | `<prefix>join <n>` | ` id id:weight …`, appended | joining followers; taken by the leader |
+ * | `<prefix>id/<id> <n>` | `PING <seq>`, `PONG <seq>` or `LEAVE` | the follower `<id>` and the leader |
+ */
+export class RosterKeys {
+  /** The namespace the keys live in. */
+  readonly namespace: Namespace;
+  /** How many nonces each compound key may use. */
+  readonly window: number;
+
+  constructor(namespace: Namespace, window: number) {
+    this.namespace = namespace;
+    this.window = window;
+  }
+
+  /** A fresh handle on the leader key, at nonce 0. */
+  leader(): CompoundKey {
+    return new CompoundKey(this.namespace.key('leader'), { window: this.window });
+  }
+
+  /** A fresh handle on the join key, at nonce 0. */
+  join(): CompoundKey {
+    return new CompoundKey(this.namespace.key('join'), { window: this.window });
+  }
+
+  /** A fresh handle on the id key of node `id`, at nonce 0. */
+  idKey(id: string): CompoundKey {
+    return new CompoundKey(this.namespace.key(`id/${id}`), { window: this.window });
+  }
+}
