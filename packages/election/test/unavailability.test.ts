@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { Cluster, I, T } from './support/harness.js';
+
+const ns = 'roster/test/spec/';
+
+describe('compound keys move when a key is unavailable, and readers find them', () => {
+  it('leader key: when nonce 0 dies, the leader moves to nonce 1 and every follower keeps following it', async () => {
+    const c = new Cluster();
+    await c.start('a', 'b', 'c');
+    await c.until(() => c.converged(), 20 * T);
+    const leader = c.leaders()[0]!;
+    const era = leader.leader!.era;
+    c.store.dead.add(`${ns}leader 0`);
+    await c.clock.advance(3 * T);
+    expect(c.leaders()).toEqual([leader]);
+    expect(leader.leader!.era).toBe(era);
+    const moved = await c.store.inner.get(`${ns}leader 1`);
+    expect(moved).toMatch(new RegExp(`^${era} 0 \\d+ ${leader.id} `));
+    for (const n of c.live()) expect(n.leader?.id).toBe(leader.id);
+    expect(c.converged()).toBe(true);
+    await c.stopAll();
+  });
+
+  it('leader key: a cold cluster whose nonce 0 is dead elects at nonce 1', async () => {
+    const c = new Cluster();
+    c.store.dead.add(`${ns}leader 0`);
+    await c.start('a', 'b');
+    await c.until(() => c.converged(), 20 * T);
+    expect(c.leaders()[0]!.leader!.nonce).toBe(1);
+    await c.stopAll();
+  });
+
+  it('join key: a joiner whose join key is dead appends at the next nonce and the leader admits it', async () => {
+    const c = new Cluster();
+    await c.start('a');
+    await c.until(() => c.converged(), 20 * T);
+    c.store.deadFor.set('b', new Set([`${ns}join 0`]));
+    await c.start('b');
+    await c.until(() => c.converged(), 10 * T, 'b admitted');
+    expect(c.nodes.get('a')!.memberIds).toEqual(['a', 'b']);
+    expect(c.store.ops.get('b')?.get('append')).toBeGreaterThanOrEqual(2);
+    await c.stopAll();
+  });
+
+  it('id key: a follower whose id key dies moves its PINGs to the next nonce; the leader PONGs there and keeps it', async () => {
+    const c = new Cluster();
+    await c.start('a', 'b');
+    await c.until(() => c.converged(), 20 * T);
+    const follower = c.live().find((n) => !n.isLeader())!;
+    c.store.dead.add(`${ns}id/${follower.id} 0`);
+    await c.clock.advance(4 * T);
+    expect(c.converged()).toBe(true);
+    expect(c.leaders()[0]!.memberIds).toContain(follower.id);
+    expect(await c.store.inner.get(`${ns}id/${follower.id} 1`)).toMatch(/^P[IO]NG \d+$/);
+    expect(follower.role).toBe('follower');
+    await c.stopAll();
+  });
+
+  it('a follower that cannot read the leader key at any nonce does not campaign while the store is unreachable to it', async () => {
+    const c = new Cluster();
+    await c.start('a', 'b');
+    await c.until(() => c.converged(), 20 * T);
+    const follower = c.live().find((n) => !n.isLeader())!;
+    c.store.deadFor.set(follower.id, new Set([0, 1, 2, 3].map((n) => `${ns}leader ${n}`)));
+    const roles: string[] = [];
+    follower.on('role', (u) => roles.push(u.role));
+    await c.clock.advance(5 * T);
+    expect(roles).toEqual([]);
+    c.store.deadFor.delete(follower.id);
+    await c.until(() => c.converged(), 10 * T);
+    await c.stopAll();
+  });
+});
+
+describe('self-fencing', () => {
+  it('a leader that cannot publish stops calling itself leader after the renew deadline, before any follower may stand', async () => {
+    const c = new Cluster();
+    await c.start('a', 'b', 'c');
+    await c.until(() => c.converged(), 20 * T);
+    const leader = c.leaders()[0]!;
+    const fenced: number[] = [];
+    const stood: number[] = [];
+    leader.on('role', (u) => u.previous === 'leader' && fenced.push(c.clock.now()));
+    for (const n of c.live()) if (n !== leader) n.on('role', (u) => u.role === 'candidate' && stood.push(c.clock.now()));
+    // The leader alone loses the leader key at every nonce.
+    c.store.deadFor.set(leader.id, new Set([0, 1, 2, 3].map((n) => `${ns}leader ${n}`)));
+    const cut = c.clock.now();
+    await c.until(() => stood.length > 0, 10 * T, 'a follower stands');
+    expect(fenced).toHaveLength(1);
+    expect(fenced[0]! - cut).toBeLessThanOrEqual(T / 2 + I);
+    expect(fenced[0]!).toBeLessThan(stood[0]!);
+    expect(leader.isLeader()).toBe(false);
+    await c.until(() => c.leaders().length === 1 && !c.leaders().includes(leader), 10 * T);
+    c.store.deadFor.delete(leader.id);
+    await c.until(() => c.converged(), 10 * T);
+    await c.stopAll();
+  });
+
+  it('isLeader() turns false at the lease deadline even if the leader process is paused', async () => {
+    const c = new Cluster();
+    await c.start('a');
+    await c.until(() => c.converged(), 20 * T);
+    const a = c.nodes.get('a')!;
+    // Every operation of `a` hangs: the leader's loop is stuck, only its clock moves.
+    c.store.deadFor.set('a', new Set());
+    const signal = a.leadership!;
+    c.store.dead.add(`${ns}leader 0`);
+    c.store.dead.add(`${ns}leader 1`);
+    c.store.dead.add(`${ns}leader 2`);
+    c.store.dead.add(`${ns}leader 3`);
+    await c.clock.advance(T / 2 + I);
+    expect(a.isLeader()).toBe(false);
+    expect(signal.aborted).toBe(true);
+    await c.stopAll();
+  });
+});
