@@ -179,6 +179,18 @@ export class RosterNode {
     return this.#lead?.abort.signal;
   }
 
+  /**
+   * The latency sensor (seed 001): a moving average of how long a read of the leader-key window
+   * takes, and of the PING → PONG round trip through the store and the leader (followers only).
+   * `undefined` until measured.
+   */
+  get latency(): { readonly windowReadMs: number | undefined; readonly pongRoundTripMs: number | undefined } {
+    return { windowReadMs: this.#readEwma, pongRoundTripMs: this.#rttEwma };
+  }
+
+  #readEwma: number | undefined;
+  #rttEwma: number | undefined;
+
   /** Counters of what the node did: KV reads and writes by purpose, garbage seen, elections. */
   get stats(): Readonly<Record<string, number>> {
     return this.#stats.snapshot();
@@ -304,7 +316,10 @@ export class RosterNode {
       () => {
         this.#stats.count('ping');
         const pong = this.#pinger.lastPongAt;
-        if (pong !== undefined && pong > this.#pongBase) this.#pongBase = pong;
+        if (pong !== undefined && pong > this.#pongBase) {
+          this.#pongBase = pong;
+          if (this.#pinger.lastRttMs !== undefined) this.#rttEwma = ewma(this.#rttEwma, this.#pinger.lastRttMs);
+        }
       },
       (error: unknown) => this.#cfg.logger.debug({ err: error }, 'PING failed'),
     );
@@ -565,7 +580,9 @@ export class RosterNode {
 
   async #readWindow(): Promise<LeaderWindowRead> {
     this.#stats.count('leader.read');
-    return this.#window.read();
+    const read = await this.#window.read();
+    this.#readEwma = ewma(this.#readEwma, read.at - read.startedAt);
+    return read;
   }
 
   /**
@@ -682,4 +699,9 @@ export class RosterNode {
     this.#updates.emit({ type: 'stopped' });
     this.#updates.close();
   }
+}
+
+/** An exponentially weighted moving average with weight 1/8 for the new sample. */
+function ewma(previous: number | undefined, sample: number): number {
+  return previous === undefined ? sample : previous + (sample - previous) / 8;
 }

@@ -159,3 +159,17 @@ describe('store operations per interval (counted)', () => {
     await c.stopAll();
   });
 });
+
+describe('the latency sensor', () => {
+  it('measures window reads and PING → PONG round trips', async () => {
+    const c = new Cluster();
+    await c.start('a', 'b');
+    await c.until(() => c.converged(), 20 * T);
+    await c.clock.advance(5 * I);
+    const follower = c.live().find((n) => !n.isLeader())!;
+    expect(follower.latency.windowReadMs).toBe(0);
+    expect(follower.latency.pongRoundTripMs).toBeGreaterThan(0);
+    expect(follower.latency.pongRoundTripMs).toBeLessThanOrEqual(2 * I);
+    await c.stopAll();
+  });
+});

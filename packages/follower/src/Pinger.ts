@@ -26,6 +26,9 @@ export class Pinger {
   readonly #opTimeoutMs: number;
   #seq = 0;
   #lastPongAt: number | undefined;
+  #lastRttMs: number | undefined;
+  /** When each of the last few PINGs was written, by sequence number. */
+  readonly #sentAt = new Map<number, number>();
 
   constructor(options: { kv: KV; key: CompoundKey; clock: Clock; opTimeoutMs: number }) {
     this.#kv = options.kv;
@@ -37,6 +40,11 @@ export class Pinger {
   /** Local time of the last PONG seen, or `undefined` when none was seen yet. */
   get lastPongAt(): number | undefined {
     return this.#lastPongAt;
+  }
+
+  /** Round trip of the last answered PING: from writing `PING <seq>` to reading `PONG <seq>`. */
+  get lastRttMs(): number | undefined {
+    return this.#lastRttMs;
   }
 
   /** The id key's nonce in use. */
@@ -56,11 +64,15 @@ export class Pinger {
       const parsed = value === null ? undefined : parseIdKeyValue(value);
       if (parsed?.kind === 'pong' && parsed.seq <= this.#seq && parsed.seq > this.#seq - 3) {
         this.#lastPongAt = this.#clock.now();
+        const sent = this.#sentAt.get(parsed.seq);
+        if (sent !== undefined) this.#lastRttMs = this.#lastPongAt - sent;
       }
     }
     const seq = this.#seq + 1;
     await writeMoving(this.#key, (k) => this.#op('PING', this.#kv.set(k, `PING ${seq}`)));
     this.#seq = seq;
+    this.#sentAt.set(seq, this.#clock.now());
+    this.#sentAt.delete(seq - 3);
   }
 
   /** Tells the leader this node leaves: `LEAVE` at the id key. */
