@@ -68,3 +68,12 @@ export {
 export { type KeySelector } from './faults/keys.js';
 export { type OperationRecord, formatOperation } from './faults/OperationLog.js';
 export { SeededRandom } from './faults/random.js';
+export { RedisKV, type RedisKVOptions, type RedisKVConnectOptions } from './RedisKV.js';
+export {
+  parseStoreUrl,
+  redactStoreUrl,
+  type ParsedStoreUrl,
+  type ParsedSingleStoreUrl,
+  type ParsedClusterStoreUrl,
+  type StoreAddress,
+} from './redis/parseStoreUrl.js';

@@ -1,0 +1,333 @@
+import type { ConnectionOptions } from 'node:tls';
+import type { Cluster, Redis } from 'ioredis';
+import { abortReason, type Clock } from './clock/Clock.js';
+import { ConfigError, InvalidValueError, KVClosedError, ValueTooLargeError } from './errors.js';
+import type {
+  CompareAndSetOptions,
+  CompareAndSetResult,
+  KV,
+  KVCapabilities,
+  KVLimits,
+  KVOperationOptions,
+  SetOptions,
+} from './KV.js';
+import type { Logger } from './logger.js';
+import { mapRedisError } from './redis/mapError.js';
+import { raceAbort } from './redis/raceAbort.js';
+import { resolveSettings, type Settings } from './redis/resolveSettings.js';
+import { runScript } from './redis/runScript.js';
+import { APPEND_WITHIN_LIMIT, COMPARE_AND_SET } from './redis/scripts.js';
+import { clusterTime, parseTime } from './redis/time.js';
+import { waitUntilReady } from './redis/waitUntilReady.js';
+import { checkKey, checkSize, checkValue } from './validate.js';
+
+/**
+ * Options of {@link RedisKV.connect}. Give exactly one of `url` and `client`.
+ */
+export interface RedisKVOptions extends KVLimits {
+  /**
+   * Where the store is (see {@link parseStoreUrl}):
+   * - `redis://[user:pass@]host[:port][/db]`: one Redis server;
+   * - `rediss://…`: the same over TLS;
+   * - `host:port,host:port,…` or `redis://host:port,redis://host:port,…`: seed nodes of a
+   *   Redis Cluster (the servers should run with `cluster-require-full-coverage no`, or one dead
+   *   shard takes every key down).
+   */
+  readonly url?: string;
+  /**
+   * An ioredis client to use instead of `url`. RedisKV neither reconfigures nor closes it: its
+   * timeouts and offline queue are the caller's (see the README for fail-fast settings).
+   */
+  readonly client?: Redis | Cluster;
+  /** Treat a `url` with a single address as the seed of a Redis Cluster. @defaultValue false */
+  readonly cluster?: boolean;
+  /** ACL user name; overrides the URL's. */
+  readonly username?: string;
+  /** Password; overrides the URL's. */
+  readonly password?: string;
+  /**
+   * TLS: `true` or Node.js TLS options to use TLS, `false` not to; overrides the URL's scheme.
+   * @defaultValue true for `rediss://`, false for `redis://`
+   */
+  readonly tls?: boolean | ConnectionOptions;
+  /** How long {@link RedisKV.connect} waits for the store to be ready. @defaultValue 5000 */
+  readonly connectTimeoutMs?: number;
+  /**
+   * How long one command may take before it fails (ioredis `commandTimeout`); also bounds
+   * {@link RedisKV.close}'s graceful `QUIT`. @defaultValue 1000
+   */
+  readonly commandTimeoutMs?: number;
+  /** Receives connection events (ready, lost, errors). @defaultValue a silent logger */
+  readonly logger?: Logger;
+  /** The clock of the connect and close deadlines. @defaultValue the real clock */
+  readonly clock?: Clock;
+}
+
+/** Options of the connection attempt of {@link RedisKV.connect}. */
+export interface RedisKVConnectOptions {
+  /** Abandons the connection attempt; `connect` rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * A {@link KV} on Redis or Redis Cluster, through ioredis 5.
+ *
+ * **Every operation touches one key**, with single-key commands or single-key Lua scripts, and no
+ * hash tags: each key (each nonce of a compound key) may live on a different shard, which is what
+ * lets a writer move away from a dead shard.
+ *
+ * **Fail fast, never hang.** There is no offline queue once connected: an operation on a store
+ * that is down or reconnecting rejects at once, a command on a hung server fails after
+ * `commandTimeoutMs`, and a command in flight when the connection drops fails instead of being
+ * resent (so an append is never applied twice by a resend).
+ *
+ * **Errors.** A key whose shard is down (cluster mode: `CLUSTERDOWN`, a lost, refused or timed-out
+ * connection to that shard) → `KeyUnavailableError`; the whole store unreachable (a single Redis
+ * down, the cluster client not ready) → `StoreUnavailableError`; an error reply such as
+ * `WRONGTYPE` or `OOM` → `KVRejectedError`; values read or written over `maxValueBytes` →
+ * `ValueTooLargeError`; after {@link RedisKV.close} → `KVClosedError`.
+ *
+ * **Operations.** `get` GET, `set` SET [PX], `delete` DEL, `append` a script that APPENDs only
+ * when the result stays within `maxValueBytes`, `take` GETDEL (Redis 6.2+), `compareAndSet` a
+ * script that reads `TIME`, stamps it into the value, compares and writes in one step, `time` TIME.
+ *
+ * @example
+ * ```ts
+ * const kv = await RedisKV.connect({ url: 'redis://127.0.0.1:6379' });
+ * try {
+ *   await kv.append('roster/app/prod/join 0', ' node7');
+ *   console.log(await kv.take('roster/app/prod/join 0')); // ' node7'
+ * } finally {
+ *   await kv.close();
+ * }
+ * ```
+ */
+export class RedisKV implements KV {
+  readonly name = 'RedisKV';
+  readonly capabilities: KVCapabilities = Object.freeze({ compareAndSet: true, time: true });
+  /** `"cluster"` on Redis Cluster, `"single"` on one Redis server. */
+  readonly mode: 'single' | 'cluster';
+  readonly #client: Redis | Cluster;
+  readonly #settings: Settings;
+  readonly #detach: (() => void)[] = [];
+  #connected = false;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+
+  private constructor(settings: Settings) {
+    this.#settings = settings;
+    this.#client = settings.client;
+    // `isCluster` rather than `instanceof`, which fails for a client from another copy of ioredis.
+    this.mode = (settings.client as { isCluster?: boolean }).isCluster === true ? 'cluster' : 'single';
+    this.#listen();
+  }
+
+  /**
+   * Connects to the store and resolves once it is ready for commands.
+   *
+   * @throws {@link ConfigError} for bad options (a bad URL: field `store`).
+   * @throws {@link StoreUnavailableError} when the store is not ready within `connectTimeoutMs`
+   *   (its `cause` is the last connection error).
+   *
+   * @example
+   * ```ts
+   * const kv = await RedisKV.connect(
+   *   { url: 'rediss://app:s3cret@redis.internal:6380/0', connectTimeoutMs: 2000 },
+   *   { signal: AbortSignal.timeout(10_000) },
+   * );
+   * ```
+   */
+  static async connect(options: RedisKVOptions, { signal }: RedisKVConnectOptions = {}): Promise<RedisKV> {
+    const settings = resolveSettings(options);
+    const kv = new RedisKV(settings);
+    try {
+      await waitUntilReady(settings.client, {
+        timeoutMs: settings.connectTimeoutMs,
+        clock: settings.clock,
+        target: settings.target,
+        ...(signal && { signal }),
+      });
+    } catch (error) {
+      await kv.#destroy();
+      throw error;
+    }
+    // From here on, a command on a disconnected client fails at once instead of queueing.
+    if (settings.owned) settings.client.options.enableOfflineQueue = false;
+    return kv;
+  }
+
+  get(key: string, options?: KVOperationOptions): Promise<string | null> {
+    return this.#op('get', key, options, async (client) => this.#checkRead(key, await client.get(key)));
+  }
+
+  set(key: string, value: string, options?: SetOptions): Promise<void> {
+    return this.#op('set', key, options, async (client) => {
+      checkValue(key, value, this.#settings.limits);
+      const ttl = ttlArgument(options?.ttlMs);
+      if (ttl === undefined) await client.set(key, value);
+      else await client.set(key, value, 'PX', ttl);
+    });
+  }
+
+  delete(key: string, options?: KVOperationOptions): Promise<boolean> {
+    return this.#op('delete', key, options, async (client) => (await client.del(key)) > 0);
+  }
+
+  append(key: string, value: string, options?: KVOperationOptions): Promise<number> {
+    return this.#op('append', key, options, async (client) => {
+      const { limits } = this.#settings;
+      checkValue(key, value, limits);
+      const length = Number(await runScript(client, APPEND_WITHIN_LIMIT, key, [value, limits.maxValueBytes]));
+      if (length < 0) throw new ValueTooLargeError(key, -length, limits.maxValueBytes);
+      return length;
+    });
+  }
+
+  take(key: string, options?: KVOperationOptions): Promise<string | null> {
+    // A value over the limit is taken (deleted) all the same, then reported as too large.
+    return this.#op('take', key, options, async (client) => this.#checkRead(key, await client.getdel(key)));
+  }
+
+  compareAndSet(key: string, expected: string | null, value: string, options?: CompareAndSetOptions): Promise<CompareAndSetResult> {
+    return this.#op('compareAndSet', key, options, async (client) => {
+      const { limits } = this.#settings;
+      checkValue(key, value, limits);
+      if (expected !== null && typeof expected !== 'string') {
+        throw new InvalidValueError(key, `expected \`expected\` to be a string or null, got ${typeof expected}`);
+      }
+      const token = options?.stampToken ?? '';
+      if (typeof token !== 'string') throw new ConfigError('stampToken', token, 'Expected `stampToken` to be a string');
+      const ttl = ttlArgument(options?.ttlMs);
+      const reply = (await runScript(client, COMPARE_AND_SET, key, [
+        expected === null ? '0' : '1',
+        expected ?? '',
+        value,
+        ttl ?? '',
+        token,
+        limits.maxValueBytes,
+      ])) as [number, string, string | number | null];
+      const [outcome, now, current] = reply;
+      if (outcome < 0) throw new ValueTooLargeError(key, Number(current), limits.maxValueBytes);
+      const stored = this.#checkRead(key, current === null ? null : String(current));
+      return { swapped: outcome === 1, current: stored, time: Number(now) };
+    });
+  }
+
+  time(options?: KVOperationOptions): Promise<number> {
+    return this.#op('time', undefined, options, async (client) =>
+      this.mode === 'cluster' ? clusterTime(client as Cluster) : parseTime(await client.time()),
+    );
+  }
+
+  /**
+   * Closes the connection: a graceful `QUIT`, then a hard disconnect when it takes longer than
+   * `commandTimeoutMs`. A client passed in `options.client` is left open. Operations still in
+   * flight and every later one reject with `KVClosedError`. Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#destroy();
+    return this.#closing;
+  }
+
+  /** Calls {@link RedisKV.close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #destroy(): Promise<void> {
+    this.#closed = true;
+    const { client, owned, clock, commandTimeoutMs } = this.#settings;
+    if (!owned) {
+      for (const detach of this.#detach.splice(0)) detach();
+      return;
+    }
+    // The 'error' listener stays: ioredis prints unhandled 'error' events to the console.
+    let timer: { cancel(): void } | undefined;
+    try {
+      await Promise.race([
+        client.quit(),
+        new Promise<void>((resolve) => {
+          timer = clock.setTimer(resolve, commandTimeoutMs);
+        }),
+      ]);
+    } catch {
+      // Not connected: nothing to say goodbye to.
+    } finally {
+      timer?.cancel();
+      client.disconnect();
+    }
+  }
+
+  #op<T>(
+    operation: string,
+    key: string | undefined,
+    options: KVOperationOptions | undefined,
+    run: (client: Redis | Cluster) => Promise<T>,
+  ): Promise<T> {
+    if (this.#closed) return Promise.reject(new KVClosedError(this.name));
+    const signal = options?.signal;
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const work = (async (): Promise<T> => {
+      if (key !== undefined) checkKey(key, this.#settings.limits);
+      try {
+        return await run(this.#client);
+      } catch (error) {
+        throw mapRedisError(error, {
+          backend: this.name,
+          operation,
+          key,
+          closed: this.#closed,
+          shardScoped: this.mode === 'cluster' && this.#client.status === 'ready',
+        });
+      }
+    })();
+    return raceAbort(work, signal);
+  }
+
+  #checkRead(key: string, value: string | null): string | null {
+    if (value !== null) checkSize(key, value, this.#settings.limits);
+    return value;
+  }
+
+  #listen(): void {
+    const { client, logger, target } = this.#settings;
+    const on = (event: string, listener: (...args: any[]) => void): void => {
+      client.on(event, listener);
+      this.#detach.push(() => client.off(event, listener));
+    };
+    on('ready', () => {
+      this.#connected = true;
+      logger.info({ store: target, mode: this.mode }, 'redis: ready');
+    });
+    on('error', (error: Error) => {
+      // Reconnection attempts repeat the same error: only the first after a loss is a warning.
+      const level = this.#connected ? 'warn' : 'debug';
+      logger[level]({ store: target, error: error.message }, 'redis: connection error');
+    });
+    on('close', () => {
+      if (!this.#connected || this.#closed) return;
+      this.#connected = false;
+      logger.warn({ store: target }, 'redis: connection lost');
+    });
+    on('reconnecting', (delayMs: number) => logger.debug({ store: target, delayMs }, 'redis: reconnecting'));
+    on('end', () => {
+      if (!this.#closed) logger.warn({ store: target }, 'redis: the client gave up reconnecting');
+    });
+    if (this.mode === 'cluster') {
+      on('node error', (error: Error, node: string) =>
+        logger.debug({ store: target, node, error: error.message }, 'redis: cluster node error'),
+      );
+      on('-node', (_redis: Redis, node: string) => logger.debug({ store: target, node }, 'redis: cluster node removed'));
+      on('+node', (_redis: Redis, node: string) => logger.debug({ store: target, node }, 'redis: cluster node added'));
+    }
+  }
+}
+
+/** A TTL as Redis `PX` wants it: a positive integer, rounded up. */
+function ttlArgument(ttlMs: number | undefined): number | undefined {
+  if (ttlMs === undefined) return undefined;
+  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw new ConfigError('ttlMs', ttlMs, 'Expected `ttlMs` to be a positive number');
+  }
+  return Math.ceil(ttlMs);
+}

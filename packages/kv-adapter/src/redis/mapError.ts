@@ -1,0 +1,53 @@
+import { KeyUnavailableError, KVClosedError, KVRejectedError, RosterError, StoreUnavailableError } from '../errors.js';
+
+/** What {@link mapRedisError} needs to know about the client when an operation failed. */
+export interface ErrorContext {
+  /** The backend name for {@link KVClosedError}. */
+  readonly backend: string;
+  /** The operation, for messages: `get`, `append`, … */
+  readonly operation: string;
+  /** The key the operation was for; `undefined` for keyless operations (`TIME`). */
+  readonly key: string | undefined;
+  /** True when the KV was closed (errors of operations cut short by `close()`). */
+  readonly closed: boolean;
+  /**
+   * True in cluster mode while the cluster client as a whole is ready: a failure then concerns
+   * the shard of one key, not the store.
+   */
+  readonly shardScoped: boolean;
+}
+
+/**
+ * Error replies that mean "cannot serve this now" rather than "refused": the cluster (or this
+ * key's slot) is down, a failover or resharding is under way, the dataset is loading, a script is
+ * hogging the server, a replica took the write.
+ */
+const UNAVAILABLE_REPLIES = new Set(['CLUSTERDOWN', 'TRYAGAIN', 'LOADING', 'MASTERDOWN', 'BUSY', 'READONLY', 'MOVED', 'ASK']);
+
+/**
+ * Maps an ioredis failure to Roster's typed errors:
+ * - error replies about availability (`CLUSTERDOWN`, `LOADING`, …), lost or refused connections,
+ *   command timeouts and "too many redirections" → {@link KeyUnavailableError} when the failure is
+ *   scoped to one key's shard (cluster mode, cluster client ready), else {@link StoreUnavailableError};
+ * - every other error reply (`WRONGTYPE`, `OOM`, `NOPERM`, script errors) → {@link KVRejectedError};
+ * - anything after `close()` → {@link KVClosedError};
+ * - Roster errors and programming errors (`TypeError`, `RangeError`) pass through unchanged.
+ */
+export function mapRedisError(error: unknown, context: ErrorContext): unknown {
+  if (RosterError.is(error)) return error;
+  if (context.closed) return new KVClosedError(context.backend);
+  if (error instanceof TypeError || error instanceof RangeError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (isReplyError(error)) {
+    const code = message.split(' ', 1)[0] ?? '';
+    if (!UNAVAILABLE_REPLIES.has(code)) return new KVRejectedError(`${context.operation}: ${message}`, { cause: error });
+  }
+  const reason = `${context.operation}: ${message}`;
+  if (context.shardScoped && context.key !== undefined) return new KeyUnavailableError(context.key, { cause: error, reason });
+  return new StoreUnavailableError(reason, { cause: error });
+}
+
+/** True for an error reply from the server (ioredis' `ReplyError`), as opposed to a client-side failure. */
+export function isReplyError(error: unknown): error is Error {
+  return error instanceof Error && error.name === 'ReplyError';
+}
