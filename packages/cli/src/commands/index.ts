@@ -1,0 +1,9 @@
+import type { Command } from './Command.js';
+import { demoCommand } from './demo.js';
+import { nodeCommand } from './node.js';
+
+/**
+ * Every `roster` subcommand, in the order `roster --help` lists them. To add one, write
+ * `src/commands/<name>.ts` exporting a {@link Command} and append it here.
+ */
+export const commands: readonly Command[] = [nodeCommand, demoCommand];

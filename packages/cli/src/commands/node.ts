@@ -1,0 +1,79 @@
+import { runNode } from '../node/runNode.js';
+import { integerOption, parseOptions, required } from '../internal/parseOptions.js';
+import type { Command } from './Command.js';
+
+const NAME = 'roster node';
+
+const HELP = `Usage: roster node --store URL --key KEY --env ENV [options]
+
+Runs one Roster node: joins the cluster KEY of environment ENV on a Redis store, takes part in
+leader election, and prints the role, leader and member changes it sees until stopped with
+Ctrl-C (SIGINT) or SIGTERM, which make it leave gracefully.
+
+Required:
+  --store URL           where the store is:
+                          redis://[user:pass@]host:port[/db]   one Redis server
+                          rediss://[user:pass@]host:port[/db]  the same over TLS
+                          host:port,host:port,...               seed nodes of a Redis Cluster
+  --key KEY             the cluster key, e.g. the application name
+  --env ENV             the environment, e.g. production; clusters of different ones never meet
+
+Options:
+  --id ID               this node's id: 1-128 of A-Z a-z 0-9 . _ @ -
+                        [default: a fresh UUID without dashes]
+  --interval MS         the protocol period I in milliseconds [default: 1000]
+  --timeout MS          the failure timeout T in milliseconds, more than twice the interval
+                        [default: 5 x interval]
+  --connect-timeout MS  how long to wait for the store at start [default: 5000]
+  --json                print one JSON object per line on stdout and nothing else
+                        (the format is a public contract: docs/cli.md)
+  --verbose             debug logs on stderr
+  -h, --help            show this help
+
+Exit codes:
+  0  stopped by SIGINT or SIGTERM (gracefully: a leader resigns, a follower leaves)
+  2  bad arguments, an invalid configuration, or a store unreachable at start
+  1  an unexpected error; 130/143 a second SIGINT/SIGTERM cut the graceful stop short
+
+Examples:
+  roster node --store redis://127.0.0.1:6379 --key billing --env dev
+  roster node --store redis://127.0.0.1:6379 --key billing --env dev --id web-1 --json
+  roster node --store 10.0.0.1:7000,10.0.0.2:7000 --key billing --env prod --interval 500 --timeout 3000
+`;
+
+/** `roster node`: one node as a process. */
+export const nodeCommand: Command = {
+  name: 'node',
+  summary: 'run one node against a Redis store and print what it sees',
+  help: HELP,
+  async run(args, io) {
+    const { values } = parseOptions(NAME, args, {
+      store: { type: 'string' },
+      key: { type: 'string' },
+      env: { type: 'string' },
+      id: { type: 'string' },
+      interval: { type: 'string' },
+      timeout: { type: 'string' },
+      'connect-timeout': { type: 'string' },
+      json: { type: 'boolean' },
+      verbose: { type: 'boolean' },
+    });
+    const intervalMs = integerOption(NAME, '--interval', values.interval, { unit: 'milliseconds' });
+    const timeoutMs = integerOption(NAME, '--timeout', values.timeout, { unit: 'milliseconds' });
+    const connectTimeoutMs = integerOption(NAME, '--connect-timeout', values['connect-timeout'], { unit: 'milliseconds' });
+    return runNode(
+      {
+        store: required(NAME, '--store', values.store, 'redis://127.0.0.1:6379'),
+        cluster: required(NAME, '--key', values.key, 'billing'),
+        env: required(NAME, '--env', values.env, 'production'),
+        json: values.json ?? false,
+        verbose: values.verbose ?? false,
+        ...(values.id !== undefined && { id: values.id }),
+        ...(intervalMs !== undefined && { intervalMs }),
+        ...(timeoutMs !== undefined && { timeoutMs }),
+        ...(connectTimeoutMs !== undefined && { connectTimeoutMs }),
+      },
+      io,
+    );
+  },
+};

@@ -1,0 +1,152 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import Tinypool from 'tinypool';
+import type { CliIO } from '../commands/Command.js';
+import { CliError, ExitCode } from '../internal/CliError.js';
+import { StopRequest } from '../internal/StopRequest.js';
+import { ClusterView } from './ClusterView.js';
+import { PlainLog, type DemoDisplay, type DemoInfo } from './DemoDisplay.js';
+import { DemoRun } from './DemoRun.js';
+import { startDemoStore, type DemoStore, type DemoStoreKind } from './DemoStore.js';
+import { LiveDashboard } from './LiveDashboard.js';
+import { formatSummary, summarize } from './summary.js';
+
+/** Options of {@link runDemo}. */
+export interface DemoOptions {
+  /** How many nodes run at once. @defaultValue 5 */
+  readonly nodes?: number;
+  /** How long the demo runs once its nodes are up, in seconds. @defaultValue 20 */
+  readonly durationSeconds?: number;
+  /** Kill the leader every this many seconds; 0 never. @defaultValue 4 */
+  readonly killEverySeconds?: number;
+  /** The protocol period I. @defaultValue 200 */
+  readonly intervalMs?: number;
+  /** The timeout T. @defaultValue 1000 */
+  readonly timeoutMs?: number;
+  /** Which store to bring up. @defaultValue "auto" */
+  readonly store?: DemoStoreKind;
+  /** A plain log even on a terminal. @defaultValue false */
+  readonly plain?: boolean;
+  /** Show the nodes' warnings. @defaultValue false */
+  readonly verbose?: boolean;
+}
+
+/** The defaults of {@link DemoOptions}. */
+export const DEMO_DEFAULTS: Readonly<Required<DemoOptions>> = Object.freeze({
+  nodes: 5,
+  durationSeconds: 20,
+  killEverySeconds: 4,
+  intervalMs: 200,
+  timeoutMs: 1000,
+  store: 'auto',
+  plain: false,
+  verbose: false,
+});
+
+/**
+ * `pnpm demo`: brings up a store, runs `nodes` real Roster nodes in tinypool child processes,
+ * kills the leader's process every `killEverySeconds` and starts a node in its place, measures
+ * each failover, shows it all live, and prints a summary. The duration counts from the moment
+ * every node is up; a failover being measured when it runs out is given up to 5 × T to finish.
+ * Stops everything it started before it resolves to the exit code: 0, or 130/143 after a second
+ * Ctrl-C/SIGTERM.
+ *
+ * @throws {@link CliError} (exit code 1) when the store cannot be started.
+ */
+export async function runDemo(options: DemoOptions, io: CliIO): Promise<number> {
+  const o = { ...DEMO_DEFAULTS, ...options };
+  const t0 = performance.now();
+  const now = (): number => performance.now() - t0;
+  let display: DemoDisplay | undefined;
+  const stop = new StopRequest(
+    io,
+    (signal) => display?.note(now(), `${signal}: stopping every node (again to exit at once)`),
+    () => display?.note(now(), 'second signal: exiting at once'),
+  );
+  try {
+    const store = await startStore(o.store, io);
+    const info: DemoInfo = {
+      nodes: o.nodes,
+      store: store.description,
+      intervalMs: o.intervalMs,
+      timeoutMs: o.timeoutMs,
+      killEverySeconds: o.killEverySeconds,
+      durationSeconds: o.durationSeconds,
+    };
+    const view = new ClusterView();
+    const live = io.stdout.isTTY === true && !o.plain;
+    display = live ? new LiveDashboard(io.stdout, view, info, { now, color: !io.env.NO_COLOR }) : new PlainLog(io.stdout);
+    if (!live) io.stdout.write(plainHeader(info, store));
+    const pool = new Tinypool({
+      filename: new URL('./worker.js', import.meta.url).href,
+      runtime: 'child_process', // killing a worker's process is then a real crash
+      isolateWorkers: true, // a fresh process for every node
+      minThreads: 0,
+      maxThreads: o.nodes + 2,
+      env: { ...io.env } as Record<string, string>,
+    });
+    const shown = display;
+    pool.on('error', (error: Error) => shown.note(now(), `worker pool: ${error.message}`));
+    const run = new DemoRun(pool, store, view, display, { cluster: 'demo', env: 'demo', ...o }, now);
+    let code: number = ExitCode.ok;
+    try {
+      code = await Promise.race([drive(run, view, display, o, stop, now), stop.forced]);
+    } finally {
+      await pool.destroy().catch(() => undefined);
+      await store.stop().catch(() => undefined);
+      display.close();
+    }
+    io.stdout.write(formatSummary(summarize(view, { durationMs: now(), store: store.description, nodes: o.nodes, timeoutMs: o.timeoutMs, intervalMs: o.intervalMs })));
+    return code;
+  } finally {
+    stop.dispose();
+  }
+}
+
+/** Starts the nodes, runs the clock and the kills, and stops every node gracefully at the end. */
+async function drive(
+  run: DemoRun,
+  view: ClusterView,
+  display: DemoDisplay,
+  o: Required<DemoOptions>,
+  stop: StopRequest,
+  now: () => number,
+): Promise<number> {
+  for (let i = 0; i < o.nodes; i++) run.startNode();
+  await Promise.race([run.started(o.nodes), stop.whenRequested()]);
+  const runEnd = new AbortController();
+  const until = AbortSignal.any([runEnd.signal, stop.signal]);
+  if (!stop.signal.aborted) display.running(now(), now() + o.durationSeconds * 1000);
+  const killing = o.killEverySeconds > 0 ? run.killLeaders(o.killEverySeconds * 1000, until) : Promise.resolve();
+  void (async () => {
+    await delay(o.durationSeconds * 1000, undefined, { signal: stop.signal });
+    runEnd.abort();
+    // Let a failover being measured finish, so that the summary has it.
+    const giveUpAt = now() + 5 * o.timeoutMs;
+    while (view.pending && now() < giveUpAt) await delay(50, undefined, { signal: stop.signal });
+    stop.request();
+  })().catch(() => undefined);
+  await stop.whenRequested();
+  runEnd.abort();
+  display.freeze();
+  await run.stopAll(killing);
+  return 0;
+}
+
+async function startStore(kind: DemoStoreKind, io: CliIO): Promise<DemoStore> {
+  try {
+    return await startDemoStore(kind, io.env);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CliError(`roster demo: cannot start the store: ${message}`, { exitCode: ExitCode.failure, cause: error });
+  }
+}
+
+function plainHeader(info: DemoInfo, store: DemoStore): string {
+  const kills = info.killEverySeconds > 0 ? `killing the leader every ${info.killEverySeconds} s` : 'no kills';
+  return [
+    `roster demo: store: ${store.description}${store.pid ? ` (pid ${store.pid})` : ''}`,
+    `roster demo: ${info.nodes} nodes, interval ${info.intervalMs} ms, timeout ${info.timeoutMs} ms, ${kills}, for ${info.durationSeconds} s`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,23 @@
+/**
+ * `@roster/cli`: the `roster` command line. The package is mostly its bin; these exports let a
+ * program run the same commands (or add its own) and read `roster node --json` lines with types.
+ *
+ * @packageDocumentation
+ */
+export { runCli, type RunCliOptions } from './runCli.js';
+export { commands } from './commands/index.js';
+export { processIO, type Command, type CliIO, type OutputStream, type StopSignal } from './commands/Command.js';
+export { CliError, ExitCode } from './internal/CliError.js';
+export { runNode, type NodeRunOptions } from './node/runNode.js';
+export {
+  toNodeEvent,
+  formatJsonEvent,
+  formatHumanEvent,
+  type NodeEvent,
+  type RoleEvent,
+  type LeaderEvent,
+  type MembersEvent,
+  type StoppedEvent,
+} from './node/nodeEvents.js';
+export { runDemo, DEMO_DEFAULTS, type DemoOptions } from './demo/runDemo.js';
+export type { DemoSummary } from './demo/summary.js';

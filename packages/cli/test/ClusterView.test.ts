@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { ClusterView, median } from '../src/demo/ClusterView.js';
+import type { NodeEvent } from '../src/node/nodeEvents.js';
+
+const leaderLine = (id: string, leader: string, era: number, token: number): NodeEvent => ({
+  ts: 0,
+  id,
+  event: 'leader',
+  leader,
+  era,
+  nonce: 0,
+  token: String(token),
+});
+const roleLine = (id: string, role: 'leader' | 'follower' | 'candidate'): NodeEvent => ({ ts: 0, id, event: 'role', role, previous: 'follower', reason: 'test' });
+const membersLine = (id: string, members: string[]): NodeEvent => ({ ts: 0, id, event: 'members', version: 1, members, added: [], removed: [] });
+
+/** Three running nodes, n1 leading (era 1, token 10), everyone seeing everyone. */
+function settledCluster(): ClusterView {
+  const view = new ClusterView();
+  for (const id of ['n1', 'n2', 'n3']) {
+    view.add(id);
+    view.hello(id, 100);
+  }
+  view.apply(roleLine('n1', 'leader'), 0);
+  for (const id of ['n1', 'n2', 'n3']) {
+    if (id !== 'n1') view.apply(roleLine(id, 'follower'), 0);
+    view.apply(leaderLine(id, 'n1', 1, 10), 0);
+    view.apply(membersLine(id, ['n1', 'n2', 'n3']), 0);
+  }
+  return view;
+}
+
+describe('the demo’s failover measurement', () => {
+  it('a cluster where all follow one leader and see every node is settled', () => {
+    const view = settledCluster();
+    expect(view.settled).toBe(true);
+    expect(view.leaderNode?.id).toBe('n1');
+    expect(view.elections).toBe(1);
+  });
+
+  it('a failover lasts from the kill until the last survivor follows a new leader with a higher token', () => {
+    const view = settledCluster();
+    const failover = view.killed('n1', 1000)!;
+    expect(failover).toMatchObject({ victim: 'n1', survivors: ['n2', 'n3'], oldToken: 10n });
+    expect(view.settled).toBe(false);
+
+    expect(view.apply(roleLine('n2', 'leader'), 2100)).toBeUndefined();
+    expect(view.apply(leaderLine('n2', 'n2', 2, 20), 2100)).toBeUndefined();
+    expect(view.apply(leaderLine('n3', 'n2', 2, 20), 2300)).toBe(failover);
+    expect(failover.durationMs).toBe(1300);
+    expect(failover.newLeader).toEqual({ id: 'n2', era: 2, token: 20n });
+    expect(view.pending).toBeUndefined();
+    expect(view.elections).toBe(2);
+  });
+
+  it('survivors that disagree, or follow a lower token, do not end the failover', () => {
+    const view = settledCluster();
+    view.killed('n1', 0);
+    view.apply(leaderLine('n2', 'n2', 2, 20), 1);
+    view.apply(leaderLine('n3', 'n3', 2, 19), 2);
+    expect(view.pending).toBeDefined();
+    view.apply(leaderLine('n3', 'n2', 2, 20), 3);
+    expect(view.pending).toBeUndefined();
+  });
+
+  it('killing a follower is no failover', () => {
+    const view = settledCluster();
+    expect(view.killed('n2', 0)).toBeUndefined();
+    expect(view.failovers).toEqual([]);
+    expect(view.alive.map((n) => n.id)).toEqual(['n1', 'n3']);
+  });
+
+  it('median', () => {
+    expect(median([])).toBeUndefined();
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+  });
+});

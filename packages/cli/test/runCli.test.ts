@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { runCli, type CliIO } from '../src/index.js';
+
+/** A CliIO that records what is written. */
+function fakeIO(): CliIO & { out: string; err: string } {
+  const io = {
+    out: '',
+    err: '',
+    stdout: { write: (text: string) => void (io.out += text) },
+    stderr: { write: (text: string) => void (io.err += text) },
+    env: {},
+    onSignal: () => () => {},
+  };
+  return io;
+}
+
+describe('runCli', () => {
+  it('--help lists the commands; `help node` and `node --help` print the node usage', async () => {
+    const io = fakeIO();
+    expect(await runCli(['--help'], io)).toBe(0);
+    expect(io.out).toMatch(/Commands:\n {2}node +run one node/);
+    const byHelp = fakeIO();
+    expect(await runCli(['help', 'node'], byHelp)).toBe(0);
+    const byFlag = fakeIO();
+    expect(await runCli(['node', '--help'], byFlag)).toBe(0);
+    expect(byFlag.out).toBe(byHelp.out);
+    expect(byFlag.out).toMatch(/^Usage: roster node --store URL --key KEY --env ENV/);
+  });
+
+  it.each([
+    [['node', '--env', 'x', '--store', 'redis://h'], 'roster node: missing --key (e.g. --key billing)'],
+    [['node', '--store'], 'roster node: option --store needs a value (see `roster node --help`)'],
+    [['node', 'extra'], 'roster node: unexpected argument "extra" (see `roster node --help`)'],
+    [['node', '--store', 'redis://h', '--key', 'k', '--env', 'e', '--timeout', '0'], 'roster node: --timeout must be an integer ≥ 1 (milliseconds), got "0"'],
+    [['node', '--store', 'redis://h', '--key', 'k', '--env', 'e', '--interval', '100', '--timeout', '150'], 'roster node: invalid --timeout: Expected `timeoutMs` to be greater than twice `intervalMs` (100), got 150'],
+    [['demo', '--store', 'etcd'], 'roster demo: --store must be auto, redis or memory, got "etcd"'],
+    [['demo', '--interval', '500', '--timeout', '1000'], 'roster demo: --timeout (1000) must be more than twice --interval (500)'],
+    [['--verbose'], 'roster: expected a command before --verbose (see `roster --help`)'],
+  ])('%j exits 2 with one line', async (args, line) => {
+    const io = fakeIO();
+    expect(await runCli(args, io)).toBe(2);
+    expect(io.err).toBe(`${line}\n`);
+    expect(io.out).toBe('');
+  });
+
+  it('an unexpected error is exit code 1 with its stack', async () => {
+    const io = fakeIO();
+    const boom = { name: 'boom', summary: '', help: '', run: () => Promise.reject(new Error('kaput')) };
+    expect(await runCli(['boom'], io, { commands: [boom] })).toBe(1);
+    expect(io.err).toMatch(/^roster: unexpected error: Error: kaput/);
+  });
+});

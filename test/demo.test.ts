@@ -1,0 +1,121 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { until } from './support/rosterNode.js';
+
+/** `pnpm demo` without the build: the built entry point, run non-interactively (stdout is a pipe). */
+const DEMO = fileURLToPath(new URL('../packages/cli/dist/demo/main.js', import.meta.url));
+
+interface DemoRun {
+  readonly child: ReturnType<typeof spawn>;
+  readonly mark: string;
+  output: string;
+  readonly exited: Promise<number | string>;
+}
+
+const runs: DemoRun[] = [];
+afterEach(async () => {
+  for (const run of runs.splice(0)) {
+    run.child.kill('SIGKILL');
+    await run.exited;
+    for (const pid of processesMarked(run.mark)) process.kill(pid, 'SIGKILL');
+  }
+});
+
+/**
+ * Starts the demo with a unique mark in its environment: every process it starts inherits it, so
+ * {@link processesMarked} finds any left behind.
+ */
+function startDemo(...args: string[]): DemoRun {
+  const mark = randomUUID();
+  const child = spawn(process.execPath, [DEMO, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ROSTER_DEMO_TEST_MARK: mark } });
+  const run: DemoRun = {
+    child,
+    mark,
+    output: '',
+    exited: new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1))),
+  };
+  child.stdout!.on('data', (chunk: Buffer) => (run.output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (run.output += chunk.toString()));
+  runs.push(run);
+  return run;
+}
+
+/** The pids of live processes whose environment holds `ROSTER_DEMO_TEST_MARK=<mark>` (Linux /proc). */
+function processesMarked(mark: string): number[] {
+  const needle = `ROSTER_DEMO_TEST_MARK=${mark}`;
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const env = readFileSync(`/proc/${entry}/environ`, 'latin1');
+      if (env.split('\0').includes(needle) && !readFileSync(`/proc/${entry}/stat`, 'latin1').includes(') Z ')) found.push(Number(entry));
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return found;
+}
+
+/** The numbers in the summary's failover line. */
+function failovers(output: string): { measured: number; kills: number; min?: number; median?: number; max?: number } {
+  const m = /failovers: (\d+) of (\d+) leader kills(?:, min ([\d.]+) s, median ([\d.]+) s, max ([\d.]+) s)?/.exec(output);
+  if (!m) throw new Error(`no failover line in the summary:\n${output}`);
+  return {
+    measured: Number(m[1]),
+    kills: Number(m[2]),
+    ...(m[3] !== undefined && { min: Number(m[3]), median: Number(m[4]), max: Number(m[5]) }),
+  };
+}
+
+describe('the demo', () => {
+  it('--nodes 3 --duration 5 --kill-every 2: kills the leader, measures at least one failover, leaves no process behind', async () => {
+    const run = startDemo('--nodes', '3', '--duration', '5', '--kill-every', '2');
+    const code = await Promise.race([run.exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 60_000))]);
+    expect(code, run.output).toBe(0);
+
+    expect(run.output).toMatch(/roster demo: store: (redis-server .* at redis:\/\/127\.0\.0\.1:\d+|in-process MemoryKV)/);
+    expect(run.output).toMatch(/killed the leader n\d+ \(pid \d+\) with SIGKILL/);
+    expect(run.output).toMatch(/failover \d+\.\d\d s \(timeout 1\.00 s\): every survivor follows n\d+/);
+    expect(run.output).toMatch(/elections: [1-9]\d*/);
+    const f = failovers(run.output);
+    expect(f.measured, run.output).toBeGreaterThanOrEqual(1);
+    expect(f.min!).toBeLessThanOrEqual(f.median!);
+    expect(f.median!).toBeLessThanOrEqual(f.max!);
+    expect(f.max!).toBeLessThan(15);
+    // Only the summary follows the nodes' `stopped` lines: nothing is printed after the end.
+    expect(run.output.trimEnd().split('\n').at(-1)).toMatch(/^Next: /);
+    await until(() => processesMarked(run.mark).length === 0, 5000, () => `left behind: ${processesMarked(run.mark).join(', ')}`);
+  });
+
+  it('--store memory: the nodes share the main process’s store over IPC and fail over as on Redis', async () => {
+    const run = startDemo('--nodes', '3', '--duration', '5', '--kill-every', '2', '--store', 'memory');
+    const code = await Promise.race([run.exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 60_000))]);
+    expect(code, run.output).toBe(0);
+    expect(run.output).toMatch(/store: in-process MemoryKV, shared with the workers over IPC/);
+    expect(failovers(run.output).measured, run.output).toBeGreaterThanOrEqual(1);
+    await until(() => processesMarked(run.mark).length === 0, 5000, () => `left behind: ${processesMarked(run.mark).join(', ')}`);
+  });
+
+  it('Ctrl-C (SIGINT) ends it early: every node stops, the summary is printed, exit 0, nothing left behind', async () => {
+    const run = startDemo('--nodes', '3', '--duration', '120', '--kill-every', '0');
+    await until(() => run.output.includes('every node is up') && /n\d\s+follows/.test(run.output), 30_000, () => run.output);
+    const marked = processesMarked(run.mark);
+    expect(marked.length, 'the demo, its 3 workers and its store').toBeGreaterThanOrEqual(4);
+    run.child.kill('SIGINT');
+    const code = await Promise.race([run.exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 30_000))]);
+    expect(code, run.output).toBe(0);
+    expect(run.output).toMatch(/SIGINT: stopping every node/);
+    expect(run.output.match(/n\d\s+stopped/g)?.length, run.output).toBe(3);
+    expect(failovers(run.output)).toEqual({ measured: 0, kills: 0 });
+    await until(() => processesMarked(run.mark).length === 0, 5000, () => `left behind: ${processesMarked(run.mark).join(', ')}`);
+  });
+
+  it('bad arguments exit 2 with one line', async () => {
+    const run = startDemo('--nodes', 'many');
+    expect(await run.exited).toBe(2);
+    expect(run.output.trim()).toBe('roster demo: --nodes must be an integer from 1 to 50, got "many"');
+  });
+});
