@@ -1,0 +1,55 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeEntry, encodeEntry, encodeEntryTemplate, STAMP_TOKEN, type HeartbeatEntry } from '../src/index.js';
+
+const token = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).filter((s) => /^\S+$/u.test(s));
+const entry = fc.record(
+  {
+    uuid: token,
+    utype: token,
+    timestamp: fc.integer({ min: 0, max: 2 ** 52 }),
+    endpoint: fc.string({ unit: 'binary', minLength: 1, maxLength: 200 }),
+  },
+  { requiredKeys: ['uuid', 'utype', 'timestamp'] },
+);
+
+describe('entry codec', () => {
+  it('round-trips every valid entry', () => {
+    fc.assert(
+      fc.property(entry, (e: HeartbeatEntry) => {
+        expect(decodeEntry(encodeEntry(e), e.utype)).toEqual({ kind: 'entry', entry: e });
+      }),
+    );
+  });
+
+  it('the stamp token appears exactly once in a template, at the timestamp, whatever the fields hold', () => {
+    fc.assert(
+      fc.property(entry, fc.integer({ min: 0, max: 2 ** 52 }), (e, now) => {
+        const template = encodeEntryTemplate(e);
+        expect(template.split(STAMP_TOKEN)).toHaveLength(2);
+        const stamped = template.split(STAMP_TOKEN).join(String(now));
+        expect(decodeEntry(stamped, e.utype)).toEqual({ kind: 'entry', entry: { ...e, timestamp: now } });
+      }),
+    );
+  });
+
+  it('reads a missing key as empty', () => {
+    expect(decodeEntry(null, 'a')).toEqual({ kind: 'empty' });
+  });
+
+  it('ignores unknown fields (a newer writer), but not wrong known ones', () => {
+    expect(decodeEntry('{"uuid":"x","utype":"a","timestamp":5,"zone":"eu"}', 'a')).toEqual({
+      kind: 'entry',
+      entry: { uuid: 'x', utype: 'a', timestamp: 5 },
+    });
+    expect(decodeEntry('{"uuid":"x","utype":"a","timestamp":5,"endpoint":null}', 'a').kind).toBe('corrupt');
+  });
+
+  it('never throws on arbitrary input', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.json()), (raw) => {
+        expect(['entry', 'corrupt']).toContain(decodeEntry(raw, 'a').kind);
+      }),
+    );
+  });
+});
