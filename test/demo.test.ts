@@ -30,7 +30,12 @@ afterEach(async () => {
  */
 function startDemo(...args: string[]): DemoRun {
   const mark = randomUUID();
-  const child = spawn(process.execPath, [DEMO, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ROSTER_DEMO_TEST_MARK: mark } });
+  // A process group of its own, so that a test can send SIGINT to the group as a terminal's Ctrl-C does.
+  const child = spawn(process.execPath, [DEMO, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ROSTER_DEMO_TEST_MARK: mark },
+    detached: true,
+  });
   const run: DemoRun = {
     child,
     mark,
@@ -99,16 +104,17 @@ describe('the demo', () => {
     await until(() => processesMarked(run.mark).length === 0, 5000, () => `left behind: ${processesMarked(run.mark).join(', ')}`);
   });
 
-  it('Ctrl-C (SIGINT) ends it early: every node stops, the summary is printed, exit 0, nothing left behind', async () => {
+  it('Ctrl-C (SIGINT to the process group) ends it early: every node stops gracefully, the summary is printed, exit 0, nothing left behind', async () => {
     const run = startDemo('--nodes', '3', '--duration', '120', '--kill-every', '0');
     await until(() => run.output.includes('every node is up') && /n\d\s+follows/.test(run.output), 30_000, () => run.output);
     const marked = processesMarked(run.mark);
     expect(marked.length, 'the demo, its 3 workers and its store').toBeGreaterThanOrEqual(4);
-    run.child.kill('SIGINT');
+    process.kill(-run.child.pid!, 'SIGINT'); // the whole group, as a terminal's Ctrl-C
     const code = await Promise.race([run.exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 30_000))]);
     expect(code, run.output).toBe(0);
     expect(run.output).toMatch(/SIGINT: stopping every node/);
     expect(run.output.match(/n\d\s+stopped/g)?.length, run.output).toBe(3);
+    expect(run.output).not.toMatch(/exited unexpectedly/);
     expect(failovers(run.output)).toEqual({ measured: 0, kills: 0 });
     await until(() => processesMarked(run.mark).length === 0, 5000, () => `left behind: ${processesMarked(run.mark).join(', ')}`);
   });

@@ -48,7 +48,12 @@ export async function startDemoStore(kind: DemoStoreKind, env: Readonly<Record<s
       stop: () => kv.close(),
     };
   }
-  const server = new RedisMemoryServer({ instance: { ip: '127.0.0.1' }, binary: { systemBinary: binary } });
+  const server = new RedisMemoryServer({
+    instance: { ip: '127.0.0.1' },
+    binary: { systemBinary: binary },
+    // A process group of its own: Ctrl-C must not stop the store before the nodes have left.
+    spawn: { detached: true },
+  });
   await server.start();
   const url = `redis://127.0.0.1:${await server.getPort()}`;
   const info = server.getInstanceInfo();

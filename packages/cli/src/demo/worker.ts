@@ -29,6 +29,8 @@ function forwardingLogger(id: string): Logger {
 export default async function runDemoNode(task: WorkerTask): Promise<WorkerResult> {
   // Orphaned (the demo was killed): leave at once rather than linger as a node nobody watches.
   process.once('disconnect', () => process.exit(0));
+  // Ctrl-C reaches the whole process group; the main process then stops this node gracefully.
+  process.on('SIGINT', () => {});
   send({ kind: 'hello', id: task.id, pid: process.pid });
 
   let bridge: BridgeKV | undefined;
