@@ -301,7 +301,12 @@ export class RosterNode {
     const listed = this.#leader !== undefined && this.#members.list.some((m) => m.id === this.id);
     if (listed && !this.#listed) this.#pongBase = now;
     this.#listed = listed;
-    if (listed && now - this.#pongBase >= this.#cfg.timeoutMs) return this.#becomeCandidate('pong-timeout');
+    // The PONG path applies only while the leader we follow is the best we know: during an
+    // election (a claim is the best) we wait for it to confirm or go still, or claims would keep
+    // overtaking one another.
+    const following = this.#leader !== undefined && this.#bestSeen !== undefined && this.#bestSeen.id === this.#leader.id &&
+      this.#bestSeen.era === this.#leader.era && this.#bestSeen.nonce === this.#leader.nonce;
+    if (listed && following && now - this.#pongBase >= this.#cfg.timeoutMs) return this.#becomeCandidate('pong-timeout');
     if (this.#leader !== undefined && !listed && this.#joiner.due(Math.max(this.#cfg.timeoutMs, 3 * this.#cfg.intervalMs))) {
       await this.#joiner.append().then(
         () => this.#stats.count('join.append'),
@@ -399,7 +404,9 @@ export class RosterNode {
     c.settle?.cancel();
     this.#candidacy = undefined;
     const claim = c.claim!;
-    const inherited = (this.#members.list ?? []).filter((m) => m.id !== this.#leader?.id);
+    // Start from the members we followed, without the leader we replace (crashed or resigned).
+    const replaced = c.basis?.id;
+    const inherited = this.#members.list.filter((m) => m.id !== replaced && m.id !== this.#leader?.id);
     const membership = new Membership({ id: this.id, weight: this.#cfg.weight }, clock.now(), inherited);
     const lead: Leadership = {
       me: claim,

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { Cluster, I, T } from './support/harness.js';
+
+describe('regressions', () => {
+  it('a follower listed by a dead leader does not stand on its PONG timeout while a claim is in progress (no livelock)', async () => {
+    // Found by the cluster property test (seed 1): followers kept overtaking each other's claims.
+    const c = new Cluster();
+    await c.start('A-0', 'A-1', 'A-2');
+    await c.clock.advance(1);
+    await c.start('0-3');
+    await c.clock.advance(649);
+    const crashAt = c.clock.now();
+    c.nodes.get('A-0')!.destroy();
+    await c.until(() => c.leaders().length === 1, 20 * T, 'a new leader');
+    expect(c.clock.now() - crashAt).toBeLessThanOrEqual(T + 2 * I);
+    await c.until(() => c.converged(), 10 * T);
+    expect(c.leaders()[0]!.leader!.era).toBeLessThanOrEqual(3);
+    await c.stopAll();
+  });
+
+  it('a leader that resigns is not carried over into the new leader\'s member list', async () => {
+    const c = new Cluster();
+    await c.start('a', 'b', 'c');
+    await c.until(() => c.converged(), 20 * T);
+    const old = c.leaders()[0]!;
+    void old.stop();
+    const took = await c.until(() => c.live().length === 2 && c.converged(), 10 * T, 'converged without the old leader');
+    expect(took).toBeLessThanOrEqual(3 * I);
+    await c.stopAll();
+  });
+});
