@@ -158,6 +158,29 @@ describe('roster node --json against a real redis-server', () => {
   });
 });
 
+describe('roster node --status-port', () => {
+  it('serves the node’s role, leader, members, latency and recent lines while it runs, and stops serving when it stops', async () => {
+    const key = freshKey();
+    const a = startNode(key, 'a', ['--status-port', '0']);
+    const b = startNode(key, 'b');
+    await until(() => agree([a, b], ['a', 'b']) && /status page url=http:\/\/127\.0\.0\.1:\d+\//.test(a.stderr), WAIT, describeAll([a, b]));
+    const url = /status page url=(http:\/\/127\.0\.0\.1:\d+\/)/.exec(a.stderr)![1]!;
+
+    const status = (await (await fetch(`${url}status.json`)).json()) as Record<string, any>;
+    expect(status).toMatchObject({ id: 'a', cluster: key, env: 'test', state: 'running', role: a.role, intervalMs: I, timeoutMs: T });
+    expect(status.leader).toMatchObject({ id: a.leader!.id, token: String(a.leader!.token) });
+    expect(status.members.list.map((m: { id: string }) => m.id)).toEqual(['a', 'b']);
+    expect(typeof status.latency.windowReadMs).toBe('number');
+    expect(status.recent.join('\n')).toMatch(/role follower \(started\)/);
+    const html = await (await fetch(url)).text();
+    expect(html).toContain('<h1>roster node a</h1>');
+
+    a.signal('SIGTERM');
+    expect(await a.exited).toEqual({ code: 0, signal: null });
+    await expect(fetch(url)).rejects.toThrow();
+  });
+});
+
 describe('roster node: problems at start exit 2 with one line naming the problem', () => {
   /** One non-empty line on stderr, nothing on stdout, exit code 2. */
   function expectUsageError(result: Awaited<ReturnType<typeof runRoster>>, mentions: RegExp): void {

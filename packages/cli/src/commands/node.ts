@@ -27,6 +27,9 @@ Options:
   --connect-timeout MS  how long to wait for the store at start [default: 5000]
   --json                print one JSON object per line on stdout and nothing else
                         (the format is a public contract: docs/cli.md)
+  --status-port PORT    serve a status page (members, leader, role, latency, recent
+                        lines) at http://HOST:PORT/ and /status.json; 0 picks a free port
+  --status-host HOST    the address of the status page [default: 127.0.0.1]
   --verbose             debug logs on stderr
   -h, --help            show this help
 
@@ -39,6 +42,7 @@ Examples:
   roster node --store redis://127.0.0.1:6379 --key billing --env dev
   roster node --store redis://127.0.0.1:6379 --key billing --env dev --id web-1 --json
   roster node --store 10.0.0.1:7000,10.0.0.2:7000 --key billing --env prod --interval 500 --timeout 3000
+  roster node --store redis://127.0.0.1:6379 --key billing --env dev --status-port 8080
 `;
 
 /** `roster node`: one node as a process. */
@@ -57,7 +61,10 @@ export const nodeCommand: Command = {
       'connect-timeout': { type: 'string' },
       json: { type: 'boolean' },
       verbose: { type: 'boolean' },
+      'status-port': { type: 'string' },
+      'status-host': { type: 'string' },
     });
+    const statusPort = integerOption(NAME, '--status-port', values['status-port'], { min: 0, max: 65535 });
     const intervalMs = integerOption(NAME, '--interval', values.interval, { unit: 'milliseconds' });
     const timeoutMs = integerOption(NAME, '--timeout', values.timeout, { unit: 'milliseconds' });
     const connectTimeoutMs = integerOption(NAME, '--connect-timeout', values['connect-timeout'], { unit: 'milliseconds' });
@@ -72,6 +79,8 @@ export const nodeCommand: Command = {
         ...(intervalMs !== undefined && { intervalMs }),
         ...(timeoutMs !== undefined && { timeoutMs }),
         ...(connectTimeoutMs !== undefined && { connectTimeoutMs }),
+        ...(statusPort !== undefined && { statusPort }),
+        ...(values['status-host'] !== undefined && { statusHost: values['status-host'] }),
       },
       io,
     );

@@ -5,6 +5,7 @@ import { CliError, ExitCode } from '../internal/CliError.js';
 import { StderrLogger } from '../internal/StderrLogger.js';
 import { StopRequest } from '../internal/StopRequest.js';
 import { formatHumanEvent, formatJsonEvent, toNodeEvent, type NodeEvent } from './nodeEvents.js';
+import { RecentLines, StatusPage, type NodeStatus } from './StatusPage.js';
 
 /** What `roster node` was asked to do, parsed from its arguments. */
 export interface NodeRunOptions {
@@ -22,6 +23,10 @@ export interface NodeRunOptions {
   readonly json?: boolean;
   /** Debug logs on stderr. @defaultValue false */
   readonly verbose?: boolean;
+  /** Serve a status page on this port (0: any free port); none when absent. */
+  readonly statusPort?: number;
+  /** The address the status page listens on. @defaultValue "127.0.0.1" */
+  readonly statusHost?: string;
 }
 
 const COMMAND = 'roster node';
@@ -35,38 +40,45 @@ const FLAG: Readonly<Record<string, string>> = {
   intervalMs: '--interval',
   timeoutMs: '--timeout',
   connectTimeoutMs: '--connect-timeout',
+  statusPort: '--status-port',
 };
 
 /**
  * Runs one node until SIGINT or SIGTERM: validates the configuration, connects to the store, starts
  * the node, prints its updates, and on the first signal stops it gracefully (a leader says goodbye,
  * a follower leaves), prints `stopped`, closes the store and resolves to 0. A second signal resolves
- * at once with 130 (SIGINT) or 143 (SIGTERM).
+ * at once with 130 (SIGINT) or 143 (SIGTERM). With `statusPort`, serves a status page meanwhile.
  *
- * @throws {@link CliError} (exit code 2) for an invalid configuration or a store unreachable at start.
+ * @throws {@link CliError} (exit code 2) for an invalid configuration, a store unreachable at start,
+ *   or a status port that cannot be bound.
  */
 export async function runNode(options: NodeRunOptions, io: CliIO): Promise<number> {
-  const log = new StderrLogger(io.stderr, options.verbose ? 'debug' : 'info');
+  const recent = new RecentLines();
+  const log = new StderrLogger(io.stderr, options.verbose ? 'debug' : 'info', (line) => recent.push(line));
   const libraryLog = options.verbose ? log : log.atLeast('warn');
   const config = checkConfig(options);
   const target = redactStoreUrl(options.store);
+  let node: RosterNode | undefined;
+  const status = (): NodeStatus => nodeStatus(options, config, target, node, recent);
 
   const stop = new StopRequest(
     io,
     (signal) => log.info({ signal }, 'stopping gracefully (send the signal again to exit at once)'),
     (signal) => log.warn({ signal }, 'second signal: exiting without a graceful stop'),
   );
+  let page: StatusPage | undefined;
   try {
+    page = options.statusPort === undefined ? undefined : await serveStatus(options, status);
+    if (page) log.info({ url: page.url, json: `${page.url}status.json` }, 'status page');
     const kv = await connect(options, libraryLog, stop.signal);
     if (kv === undefined) return ExitCode.ok; // stopped while connecting
-    let node: RosterNode;
     try {
       node = createNode({
         kv,
         cluster: options.cluster,
         env: options.env,
+        id: config.id,
         logger: libraryLog,
-        ...(options.id !== undefined && { id: options.id }),
         ...(options.intervalMs !== undefined && { intervalMs: options.intervalMs }),
         ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
       });
@@ -74,31 +86,63 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       await kv.close();
       throw configProblem(error);
     }
-    const print = printer(io, options.json ?? false);
-    const unwatch = node.watch((update) => {
-      const event = toNodeEvent(node.id, update, Date.now());
+    const self = node;
+    const print = printer(io, options.json ?? false, recent);
+    const unwatch = self.watch((update) => {
+      const event = toNodeEvent(self.id, update, Date.now());
       if (event) print(event);
       if (update.type === 'goodbye') log.info({ leader: update.leader.id }, 'the leader said goodbye');
     });
     const graceful = async (): Promise<number> => {
-      print({ ts: Date.now(), id: node.id, event: 'role', role: node.role, previous: null, reason: 'started' });
-      await node.start();
+      print({ ts: Date.now(), id: self.id, event: 'role', role: self.role, previous: null, reason: 'started' });
+      await self.start();
       log.info(
-        { id: node.id, cluster: `${options.cluster}/${options.env}`, store: target, intervalMs: config.intervalMs, timeoutMs: config.timeoutMs },
+        { id: self.id, cluster: `${options.cluster}/${options.env}`, store: target, intervalMs: config.intervalMs, timeoutMs: config.timeoutMs },
         'node running',
       );
       await stop.whenRequested();
-      await node.stop();
-      print({ ts: Date.now(), id: node.id, event: 'stopped' });
+      await self.stop();
+      print({ ts: Date.now(), id: self.id, event: 'stopped' });
       unwatch();
       await kv.close();
-      log.info({ id: node.id }, 'node stopped');
+      log.info({ id: self.id }, 'node stopped');
       return ExitCode.ok;
     };
     return await Promise.race([graceful(), stop.forced]);
   } finally {
     stop.dispose();
+    await page?.close();
   }
+}
+
+async function serveStatus(options: NodeRunOptions, status: () => NodeStatus): Promise<StatusPage> {
+  const host = options.statusHost ?? '127.0.0.1';
+  try {
+    return await StatusPage.listen(host, options.statusPort!, status);
+  } catch (error) {
+    const reason = (error as { code?: string }).code === 'EADDRINUSE' ? 'the port is in use' : error instanceof Error ? error.message : String(error);
+    throw new CliError(`${COMMAND}: cannot serve the status page on ${host}:${options.statusPort}: ${reason}`, { cause: error });
+  }
+}
+
+/** What the status page shows now. */
+function nodeStatus(options: NodeRunOptions, config: ResolvedConfig, store: string, node: RosterNode | undefined, recent: RecentLines): NodeStatus {
+  const leader = node?.leader;
+  return {
+    id: config.id,
+    cluster: options.cluster,
+    env: options.env,
+    store,
+    state: node?.state ?? 'connecting',
+    role: node?.role,
+    leader: leader ? { id: leader.id, era: leader.era, nonce: leader.nonce, token: String(leader.token) } : null,
+    members: { version: node?.members.version ?? 0, list: node?.members.list.map((m) => ({ id: m.id, weight: m.weight })) ?? [] },
+    latency: { windowReadMs: node?.latency.windowReadMs ?? null, pongRoundTripMs: node?.latency.pongRoundTripMs ?? null },
+    intervalMs: config.intervalMs,
+    timeoutMs: config.timeoutMs,
+    stats: node?.stats ?? {},
+    recent: recent.lines,
+  };
 }
 
 /** Validates every option before any connection, so that a bad one fails at once. */
@@ -141,12 +185,14 @@ async function connect(options: NodeRunOptions, logger: StderrLogger, signal: Ab
   }
 }
 
-/** Writes each event as a line on stdout; nothing after `stopped`. */
-function printer(io: CliIO, json: boolean): (event: NodeEvent) => void {
+/** Writes each event as a line on stdout (and keeps it for the status page); nothing after `stopped`. */
+function printer(io: CliIO, json: boolean, recent: RecentLines): (event: NodeEvent) => void {
   let stopped = false;
   return (event) => {
     if (stopped) return;
     if (event.event === 'stopped') stopped = true;
-    io.stdout.write(`${json ? formatJsonEvent(event) : formatHumanEvent(event)}\n`);
+    const human = formatHumanEvent(event);
+    recent.push(human);
+    io.stdout.write(`${json ? formatJsonEvent(event) : human}\n`);
   };
 }
