@@ -615,7 +615,6 @@ export class RosterNode {
       return;
     }
     if (isClaim(best) || best.id === this.id) return;
-    if (!sameLeadership(prev, best)) this.#pongBase = this.#cfg.clock.now();
     this.#setLeader(best);
     this.#setMembers(best);
   }
@@ -643,6 +642,8 @@ export class RosterNode {
     const previous = this.#leader;
     if (b === undefined ? previous === undefined : previous !== undefined && previous.id === b.id && previous.era === b.era && previous.nonce === b.nonce) return;
     this.#leader = b && { id: b.id, era: b.era, nonce: b.nonce, token: fencingToken(b) };
+    // A new leader has not PONGed us yet: its PONG clock starts now, not when we saw its claim.
+    this.#pongBase = this.#cfg.clock.now();
     this.#updates.emit({ type: 'leader', leader: this.#leader, previous });
   }
 
