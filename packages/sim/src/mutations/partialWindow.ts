@@ -1,0 +1,23 @@
+import { KeyUnavailableError } from '@roster/kv-adapter';
+import type { Mutation } from './Mutation.js';
+import { overrideKV } from './wrapKV.js';
+
+/**
+ * A node (`n2`, as if it ran a broken build during a rolling upgrade) whose window loop starts at
+ * nonce 1: it never sees nonce 0 of the leader key, so it claims and leads at another nonce with an
+ * era it computed without the current leader's, and a fencing token below it.
+ */
+export const partialWindow: Mutation = {
+  name: 'partial-window',
+  description: 'n2 reads the leader key from nonce 1 on (an off-by-one), and leads with a lower token',
+  rejectedBy: 'monotonic',
+  wrapKV(kv, context) {
+    if (context.id !== 'n2') return kv;
+    const blind = `${context.prefix}leader 0`;
+    const refuse = (key: string): Promise<never> => Promise.reject(new KeyUnavailableError(key, { reason: 'partial-window mutation' }));
+    return overrideKV(kv, {
+      get: (key, options) => (key === blind ? refuse(key) : kv.get(key, options)),
+      compareAndSet: (key, expected, value, options) => (key === blind ? refuse(key) : kv.compareAndSet(key, expected, value, options)),
+    });
+  },
+};

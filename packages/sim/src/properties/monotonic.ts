@@ -1,0 +1,90 @@
+import type { Run } from '../runtime/Simulation.js';
+import type { Property, Violation } from './Property.js';
+
+/** A leadership as it began: a node's own `leader` update naming itself. */
+export interface Leadership {
+  readonly at: number;
+  readonly node: string;
+  readonly era: number;
+  readonly nonce: number;
+  readonly token: bigint;
+}
+
+/** Every leadership of the run, in the order they began: a node's `leader` naming itself while its role is leader. */
+export function leaderships(run: Run): Leadership[] {
+  const ids = new Map(run.history.incarnations.map((i) => [i.label, i.id]));
+  const roles = new Map<string, string>();
+  const current = new Map<string, string>();
+  const found: Leadership[] = [];
+  for (const e of run.history.entries) {
+    if (e.kind !== 'update') continue;
+    const u = e.update;
+    if (u.type === 'role') {
+      roles.set(e.node, u.role);
+      if (u.role !== 'leader') current.delete(e.node);
+    } else if (u.type === 'leader' && u.leader !== undefined && u.leader.id === ids.get(e.node) && roles.get(e.node) === 'leader') {
+      const key = `${u.leader.era}/${u.leader.nonce}`;
+      if (current.get(e.node) === key) continue;
+      current.set(e.node, key);
+      found.push({ at: e.at, node: e.node, era: u.leader.era, nonce: u.leader.nonce, token: u.leader.token });
+    }
+  }
+  return found;
+}
+
+/**
+ * Leaderships whose token is not above every earlier one's, each with the earlier one it fell
+ * below. A drop is excused (not returned) when the store lost data in between: a flush, or garbage
+ * written into the leader key, can erase the only record of the higher era.
+ */
+export function tokenInversions(run: Run): { earlier: Leadership; later: Leadership }[] {
+  const losses = run.history.appliedSteps().filter((s) => s.do === 'flush' || (s.do === 'garbage' && s.key.startsWith('leader ')));
+  const inversions: { earlier: Leadership; later: Leadership }[] = [];
+  let top: Leadership | undefined;
+  for (const l of leaderships(run)) {
+    if (top !== undefined && l.token <= top.token) {
+      const excused = losses.some((s) => s.at >= top!.at && s.at <= l.at);
+      if (!excused) inversions.push({ earlier: top, later: l });
+      if (excused) top = l;
+      continue;
+    }
+    top = l;
+  }
+  return inversions;
+}
+
+/**
+ * Monotonic: the era each node follows never decreases, and (with a shared view of the store)
+ * each new leadership's fencing token is higher than every earlier one's.
+ */
+export const monotonic: Property = {
+  name: 'monotonic',
+  summary: "the era a node follows never decreases; each new leader's fencing token exceeds every earlier leader's (shared views)",
+  check(run) {
+    const violations: Violation[] = [];
+    for (const inc of run.history.incarnations) {
+      let last: { at: number; era: number; id: string } | undefined;
+      for (const { at, update } of run.history.updatesOf(inc.label)) {
+        if (update.type !== 'leader' || update.leader === undefined) continue;
+        if (last !== undefined && update.leader.era < last.era) {
+          violations.push({
+            property: 'monotonic',
+            at,
+            message: `${inc.label} followed ${update.leader.id} at era ${update.leader.era} after ${last.id} at era ${last.era} (${last.at} ms)`,
+          });
+        }
+        last = { at, era: update.leader.era, id: update.leader.id };
+      }
+    }
+    if (run.views === 'shared') {
+      for (const { earlier, later } of tokenInversions(run)) {
+        violations.push({
+          property: 'monotonic',
+          at: later.at,
+          message: `${later.node} began leading with token ${later.token} (era ${later.era}, nonce ${later.nonce}), not above ${earlier.node}'s ${earlier.token} (era ${earlier.era}, nonce ${earlier.nonce}, at ${earlier.at} ms)`,
+        });
+      }
+    }
+    return violations;
+  },
+};

@@ -1,0 +1,99 @@
+import type { KVOperation, LatencyMode } from '@roster/kv-adapter';
+
+/** A node's id in a scenario, e.g. `"n1"`. */
+export type NodeId = string;
+
+/**
+ * A key of the simulated cluster, relative to its namespace: `"leader 0"`, `"join *"`,
+ * `"id/n2 1"`, `"id/n2 *"` (`*`: every nonce of the window). See {@link parseKeyRef}.
+ */
+export type KeyRef = string;
+
+/** The protocol's timing in a scenario. */
+export interface Timing {
+  /** The interval I. @defaultValue 1000 */
+  readonly intervalMs: number;
+  /** The timeout T (> 2I). @defaultValue 5000 */
+  readonly timeoutMs: number;
+}
+
+/** Limits a fault to one node's view of the store; without it the fault hits every node. */
+export interface NodeScope {
+  readonly node?: NodeId;
+}
+
+/**
+ * One thing that happens in a scenario. Every action is valid in every state: an action that
+ * makes no sense at its time (stopping a node that is not running) is recorded as skipped.
+ */
+export type Action =
+  /** Starts the node (as an observer: follows, never joins nor stands). No-op when it runs. */
+  | { readonly do: 'start'; readonly node: NodeId; readonly observer?: boolean }
+  /** Graceful `stop()`: a leader says goodbye, a follower leaves. */
+  | { readonly do: 'stop'; readonly node: NodeId }
+  /** `destroy()`: to the cluster, a crash. */
+  | { readonly do: 'crash'; readonly node: NodeId }
+  /** A crash (when running) and a new node with the same id, started at once. */
+  | { readonly do: 'restart'; readonly node: NodeId }
+  /** Freezes the node as a long GC pause would: its timers and store replies wait until it resumes. */
+  | { readonly do: 'pause'; readonly node: NodeId; readonly forMs: number }
+  /** Makes keys unavailable (`KeyUnavailableError`), optionally after a stall. */
+  | ({ readonly do: 'keyUnavailable'; readonly keys: KeyRef; readonly forMs: number; readonly stallMs?: number } & NodeScope)
+  /** Takes the whole store away (`StoreUnavailableError`), optionally after a stall. */
+  | ({ readonly do: 'storeOutage'; readonly forMs: number; readonly stallMs?: number } & NodeScope)
+  /** Fails operations at random, before applying them or after (a lost reply). */
+  | ({
+      readonly do: 'failures';
+      readonly probability: number;
+      readonly forMs: number;
+      readonly after?: boolean;
+      readonly ops?: readonly KVOperation[];
+      readonly keys?: KeyRef;
+    } & NodeScope)
+  /** Delays operations by a uniform draw from `minMs … maxMs`. */
+  | ({
+      readonly do: 'latency';
+      readonly minMs: number;
+      readonly maxMs: number;
+      readonly forMs: number;
+      readonly mode?: LatencyMode;
+      readonly keys?: KeyRef;
+    } & NodeScope)
+  /** The store loses all its data (`MemoryKV.flushAll()`), as a Redis restarted without persistence. */
+  | { readonly do: 'flush' }
+  /** Writes `value` (which must not parse as what the key holds) at one key, as a stray client would. */
+  | { readonly do: 'garbage'; readonly key: KeyRef; readonly value: string };
+
+/** An {@link Action} at a virtual time (ms from the start of the run). */
+export type Step = Action & { readonly at: number };
+
+/** The kinds of {@link Action}. */
+export type ActionKind = Action['do'];
+
+/**
+ * A scenario: plain data, printable ({@link formatScenario}) and serialisable as JSON. Running it
+ * twice gives the same run, event for event.
+ *
+ * @example
+ * ```ts
+ * const scenario: Scenario = {
+ *   seed: 7,
+ *   timing: { intervalMs: 1000, timeoutMs: 5000 },
+ *   steps: [
+ *     { at: 0, do: 'start', node: 'n1' },
+ *     { at: 0, do: 'start', node: 'n2' },
+ *     { at: 20_000, do: 'crash', node: 'n1' },
+ *   ],
+ * };
+ * ```
+ */
+export interface Scenario {
+  /** Seed of the fault injector's random source (random failures and latency draws). */
+  readonly seed: number;
+  readonly timing: Timing;
+  /** What happens, in time order (steps at the same time run in list order). */
+  readonly steps: readonly Step[];
+}
+
+/** The default timing: the library's defaults, I = 1 s and T = 5 s. */
+export const DEFAULT_TIMING: Timing = Object.freeze({ intervalMs: 1000, timeoutMs: 5000 });

@@ -1,0 +1,75 @@
+import type { Scenario, Step, Timing } from './Scenario.js';
+
+/**
+ * How the nodes of a scenario see the store:
+ * - `'shared'`: every fault hits every node alike (outages, keys unavailable to all, pauses,
+ *   crashes, data loss, garbage), so at any instant a key is readable by all nodes or by none;
+ * - `'per-node'`: some fault is limited to one node, or operations meet random fates (failures,
+ *   latency), so two nodes may see different things at the same instant.
+ */
+export type Views = 'shared' | 'per-node';
+
+/** The {@link Views} of a scenario. */
+export function viewsOf(scenario: Scenario): Views {
+  const divergent = scenario.steps.some(
+    (s) => s.do === 'failures' || s.do === 'latency' || ((s.do === 'keyUnavailable' || s.do === 'storeOutage') && s.node !== undefined),
+  );
+  return divergent ? 'per-node' : 'shared';
+}
+
+/**
+ * True when the store loses writes in `scenario`: a flush (all data), or garbage written over a
+ * leader-key value (that key's broadcast). A node may then never see a publication that another
+ * node made, which is outside what self-fencing can promise (see docs/testing.md).
+ */
+export function losesData(scenario: Scenario): boolean {
+  return scenario.steps.some((s) => s.do === 'flush' || (s.do === 'garbage' && s.key.startsWith('leader ')));
+}
+
+/**
+ * When a step stops acting on the cluster: its time for an instant action (start, stop, crash,
+ * restart, flush, garbage), the end of its window for a fault or pause, plus the longest an
+ * operation it delayed or stalled may still be in flight.
+ */
+export function stepEnd(step: Step): number {
+  switch (step.do) {
+    case 'pause':
+      return step.at + step.forMs;
+    case 'keyUnavailable':
+    case 'storeOutage':
+      return step.at + step.forMs + (step.stallMs ?? 0);
+    case 'failures':
+      return step.at + step.forMs;
+    case 'latency':
+      return step.at + step.forMs + step.maxMs;
+    default:
+      return step.at;
+  }
+}
+
+/** The time from which nothing disturbs the cluster any more: the latest {@link stepEnd}. */
+export function quietAt(scenario: Scenario): number {
+  return scenario.steps.reduce((latest, step) => Math.max(latest, stepEnd(step)), 0);
+}
+
+/**
+ * The convergence bound checked after the last fault: **2T + 4I**. Derivation (docs/testing.md):
+ * the debris of the last fault goes still within I (every live node re-reads the window each
+ * interval) and stale T later; a candidate claims at once and confirms after the settle time
+ * (≤ I), so a leader is elected by T + 2I; it inherits the member list it followed, so a member
+ * that died in the last fault is dropped after T without PING, at its next cycle (≤ I), and every
+ * node reads that publication within I: T + 2I more. A live node missing from the list (its join
+ * was lost with a dying leader or the store's data) appends again within max(T, 3I) and is listed
+ * everywhere 3I later, which fits in the same budget.
+ */
+export function convergenceBound(timing: Timing): number {
+  return 2 * timing.timeoutMs + 4 * timing.intervalMs;
+}
+
+/**
+ * How long a run goes on: until the quiet time, plus the convergence bound, plus T more to see
+ * the converged state hold.
+ */
+export function runLength(scenario: Scenario): number {
+  return quietAt(scenario) + convergenceBound(scenario.timing) + scenario.timing.timeoutMs;
+}

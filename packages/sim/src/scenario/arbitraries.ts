@@ -1,0 +1,162 @@
+import type { KVOperation } from '@roster/kv-adapter';
+import fc from 'fast-check';
+import type { Views } from './analysis.js';
+import { garbageValue } from './garbage.js';
+import { DEFAULT_TIMING, type Action, type ActionKind, type Scenario, type Step, type Timing } from './Scenario.js';
+
+/** Constraints of {@link scenarioArbitrary}. */
+export interface ScenarioConstraints {
+  /** Most nodes in a scenario (ids `n1` … `n<max>`); shrinking goes toward one. @defaultValue 5 */
+  readonly maxNodes?: number;
+  /** Most steps after the initial starts; shrinking goes toward none. @defaultValue 8 */
+  readonly maxSteps?: number;
+  /**
+   * Which faults: `'shared'` only those that hit every node alike, `'per-node'` also faults limited
+   * to one node, random failures and latency. @defaultValue 'per-node'
+   */
+  readonly views?: Views;
+  /** Timings to draw from; the first is where shrinking goes. @defaultValue [I = 1 s, T = 5 s] */
+  readonly timings?: readonly Timing[];
+  /** Steps happen within this many timeouts of the start. @defaultValue 6 */
+  readonly horizonTimeouts?: number;
+  /** Kinds of step allowed. @defaultValue every kind */
+  readonly kinds?: readonly ActionKind[];
+  /** Whether a node may be an observer. @defaultValue true */
+  readonly observers?: boolean;
+}
+
+const ALL_KINDS: readonly ActionKind[] = [
+  'start', 'stop', 'crash', 'restart', 'pause', 'keyUnavailable', 'storeOutage', 'failures', 'latency', 'flush', 'garbage',
+];
+const PER_NODE_ONLY: readonly ActionKind[] = ['failures', 'latency'];
+const OPS: readonly KVOperation[] = ['get', 'set', 'append', 'take', 'compareAndSet'];
+
+/**
+ * An action whose node is an index and whose durations are fractions of the timing, made concrete
+ * once the number of nodes and the timing are drawn (so that no `chain` hampers shrinking).
+ */
+type Draft = { readonly at: number; readonly make: (node: (index: number) => string, t: Timing) => Action };
+
+/** Per-mille of a duration: draws 0 … 1000 × `max`, scaled by `of` when made concrete. */
+const permille = (max: number): fc.Arbitrary<number> => fc.nat(Math.round(1000 * max));
+const scale = (value: number, of: number): number => Math.round((value * of) / 1000);
+
+/**
+ * Scenarios for fast-check: 1 to `maxNodes` nodes started within 2T of the beginning (one may be
+ * an observer), then up to `maxSteps` steps at random times: lifecycle (start, stop, crash,
+ * restart, pause), faults (keys unavailable, outages, and with per-node views failures and
+ * latency, possibly limited to one node), data loss and garbage. They shrink toward one node, no
+ * step, steps at time 0 and short faults. Every scenario is valid whatever its steps: a step that
+ * makes no sense when it comes is skipped.
+ *
+ * @example
+ * ```ts
+ * fc.assert(fc.asyncProperty(scenarioArbitrary({ views: 'shared' }), async (scenario) => {
+ *   const run = await runScenario(scenario);
+ *   return checkRun(run).violations.length === 0;
+ * }));
+ * ```
+ */
+export function scenarioArbitrary(constraints: ScenarioConstraints = {}): fc.Arbitrary<Scenario> {
+  const maxNodes = constraints.maxNodes ?? 5;
+  const views = constraints.views ?? 'per-node';
+  const timings = constraints.timings ?? [DEFAULT_TIMING];
+  const kinds = (constraints.kinds ?? ALL_KINDS).filter((k) => views === 'per-node' || !PER_NODE_ONLY.includes(k));
+  const horizon = constraints.horizonTimeouts ?? 6;
+  return fc
+    .record({
+      timing: fc.constantFrom(...timings),
+      seed: fc.integer({ min: 0, max: 0x7fffffff }),
+      count: fc.integer({ min: 1, max: maxNodes }),
+      starts: fc.array(permille(2), { minLength: maxNodes, maxLength: maxNodes }),
+      observer: constraints.observers === false ? fc.constant(null) : fc.option(fc.nat(maxNodes - 1), { freq: 4 }),
+      drafts: fc.array(draftArbitrary(maxNodes, views, kinds, horizon), { maxLength: constraints.maxSteps ?? 8 }),
+    })
+    .map(({ timing, seed, count, starts, observer, drafts }): Scenario => {
+      const T = timing.timeoutMs;
+      const id = (index: number) => `n${(index % count) + 1}`;
+      const initial: Step[] = starts.slice(0, count).map((at, i) => ({
+        at: scale(at, T),
+        do: 'start',
+        node: `n${i + 1}`,
+        ...(observer === i && count > 1 ? { observer: true } : {}),
+      }));
+      const later = drafts.map((d): Step => ({ ...d.make(id, timing), at: scale(d.at, T) }));
+      return { seed, timing, steps: sortSteps([...initial, ...later]) };
+    });
+}
+
+/** `steps` in time order, keeping the given order among steps at the same time. */
+export function sortSteps(steps: readonly Step[]): Step[] {
+  return steps
+    .map((s, i) => [s, i] as const)
+    .sort((a, b) => a[0].at - b[0].at || a[1] - b[1])
+    .map(([s]) => s);
+}
+
+type Ix = (index: number) => string;
+
+function draftArbitrary(maxNodes: number, views: Views, kinds: readonly ActionKind[], horizon: number): fc.Arbitrary<Draft> {
+  const node = fc.nat(maxNodes - 1);
+  const scope = views === 'per-node' ? fc.option(node, { freq: 2 }) : fc.constant(null);
+  const scoped = (i: number | null, ix: Ix) => (i === null ? {} : { node: ix(i) });
+  /** Fault windows: up to 3T. */
+  const forT = permille(3);
+  /** Stalls: mostly none, else up to I. */
+  const stall = fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: permille(1) });
+  const nonce = fc.oneof(fc.constant('*'), fc.nat(3).map(String));
+  const keyRef = fc.oneof(
+    fc.tuple(fc.constantFrom('leader', 'join'), nonce).map(([k, n]) => (_: Ix) => `${k} ${n}`),
+    fc.tuple(node, nonce).map(([i, n]) => (ix: Ix) => `id/${ix(i)} ${n}`),
+  );
+  const byKind: Record<ActionKind, fc.Arbitrary<Draft['make']>> = {
+    start: node.map((i) => (ix) => ({ do: 'start', node: ix(i) })),
+    stop: node.map((i) => (ix) => ({ do: 'stop', node: ix(i) })),
+    crash: node.map((i) => (ix) => ({ do: 'crash', node: ix(i) })),
+    restart: node.map((i) => (ix) => ({ do: 'restart', node: ix(i) })),
+    pause: fc.tuple(node, forT).map(([i, ms]) => (ix, t) => ({ do: 'pause', node: ix(i), forMs: t.intervalMs + scale(ms, t.timeoutMs) })),
+    keyUnavailable: fc.tuple(keyRef, scope, forT, stall).map(([k, s, ms, st]) => (ix, t) => ({
+      do: 'keyUnavailable',
+      keys: k(ix),
+      forMs: scale(ms, t.timeoutMs),
+      ...(st ? { stallMs: scale(st, t.intervalMs) } : {}),
+      ...scoped(s, ix),
+    })),
+    storeOutage: fc.tuple(scope, forT, stall).map(([s, ms, st]) => (ix, t) => ({
+      do: 'storeOutage',
+      forMs: scale(ms, t.timeoutMs),
+      ...(st ? { stallMs: scale(st, t.intervalMs) } : {}),
+      ...scoped(s, ix),
+    })),
+    failures: fc
+      .tuple(fc.integer({ min: 1, max: 9 }), fc.boolean(), fc.option(fc.subarray([...OPS], { minLength: 1 })), fc.option(keyRef), scope, forT)
+      .map(([p, after, ops, k, s, ms]) => (ix, t) => ({
+        do: 'failures',
+        probability: p / 10,
+        forMs: scale(ms, t.timeoutMs),
+        ...(after ? { after } : {}),
+        ...(ops ? { ops } : {}),
+        ...(k ? { keys: k(ix) } : {}),
+        ...scoped(s, ix),
+      })),
+    latency: fc
+      .tuple(permille(1), permille(2), fc.boolean(), fc.option(keyRef), scope, forT)
+      .map(([min, extra, slowReply, k, s, ms]) => (ix, t) => ({
+        do: 'latency',
+        minMs: scale(min, t.intervalMs),
+        maxMs: scale(min, t.intervalMs) + scale(extra, t.intervalMs),
+        forMs: scale(ms, t.timeoutMs),
+        ...(slowReply ? { mode: 'apply-then-delay' as const } : {}),
+        ...(k ? { keys: k(ix) } : {}),
+        ...scoped(s, ix),
+      })),
+    flush: fc.constant(() => ({ do: 'flush' })),
+    garbage: fc.oneof(
+      fc.tuple(fc.nat(3), garbageValue('leader')).map(([n, v]) => (_: Ix) => ({ do: 'garbage' as const, key: `leader ${n}`, value: v })),
+      fc.tuple(fc.nat(3), garbageValue('join')).map(([n, v]) => (_: Ix) => ({ do: 'garbage' as const, key: `join ${n}`, value: v })),
+      fc.tuple(node, fc.nat(3), garbageValue('id')).map(([i, n, v]) => (ix: Ix) => ({ do: 'garbage' as const, key: `id/${ix(i)} ${n}`, value: v })),
+    ),
+  };
+  const action = fc.oneof(...kinds.map((k) => byKind[k]));
+  return fc.tuple(permille(horizon), action).map(([at, make]) => ({ at, make }));
+}

@@ -1,0 +1,99 @@
+import { ConfigError } from '@roster/kv-adapter';
+import { parseKeyRef } from './keys.js';
+import type { Scenario, Step } from './Scenario.js';
+
+const NODE = /^[A-Za-z0-9._@-]{1,128}$/;
+const OPS = new Set(['get', 'set', 'delete', 'append', 'take', 'compareAndSet', 'time']);
+
+/**
+ * Checks that `value` (e.g. parsed from JSON) is a valid {@link Scenario} and returns it; throws a
+ * `ConfigError` naming the first bad field otherwise. Steps must be in time order.
+ *
+ * @example
+ * ```ts
+ * const scenario = checkScenario(JSON.parse(text));
+ * ```
+ */
+export function checkScenario(value: unknown): Scenario {
+  const s = value as Scenario;
+  if (typeof s !== 'object' || s === null) throw new ConfigError('scenario', value, 'Expected a scenario object');
+  if (!Number.isSafeInteger(s.seed)) throw new ConfigError('seed', s.seed, 'Expected `seed` to be an integer');
+  const t = s.timing;
+  if (typeof t !== 'object' || t === null || !count(t.intervalMs) || t.intervalMs < 1 || !count(t.timeoutMs) || t.timeoutMs <= 2 * t.intervalMs) {
+    throw new ConfigError('timing', t, 'Expected `timing` to be { intervalMs, timeoutMs } with timeoutMs greater than twice intervalMs');
+  }
+  if (!Array.isArray(s.steps)) throw new ConfigError('steps', s.steps, 'Expected `steps` to be a list');
+  let last = 0;
+  s.steps.forEach((step, i) => {
+    checkStep(step, `steps[${i}]`);
+    if (step.at < last) throw new ConfigError(`steps[${i}].at`, step.at, `Expected steps in time order (previous at ${last})`);
+    last = step.at;
+  });
+  return s;
+}
+
+function count(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+function checkStep(step: Step, field: string): void {
+  const bad = (name: string, v: unknown, what: string): never => {
+    throw new ConfigError(`${field}.${name}`, v, `Expected \`${name}\` to be ${what}`);
+  };
+  if (typeof step !== 'object' || step === null) bad('', step, 'a step object');
+  if (!count(step.at)) bad('at', step.at, 'a non-negative integer (ms)');
+  const node = (v: unknown, optional: boolean) => {
+    if (optional && v === undefined) return;
+    if (typeof v !== 'string' || !NODE.test(v)) bad('node', v, 'a node id');
+  };
+  const key = (v: unknown, optional: boolean) => {
+    if (optional && v === undefined) return;
+    if (typeof v !== 'string') bad('keys', v, 'a key like "leader 0"');
+    parseKeyRef(v as string);
+  };
+  switch (step.do) {
+    case 'start':
+    case 'stop':
+    case 'crash':
+    case 'restart':
+      return node(step.node, false);
+    case 'pause':
+      node(step.node, false);
+      if (!count(step.forMs)) bad('forMs', step.forMs, 'a non-negative integer');
+      return;
+    case 'keyUnavailable':
+      key(step.keys, false);
+      node(step.node, true);
+      if (!count(step.forMs)) bad('forMs', step.forMs, 'a non-negative integer');
+      if (step.stallMs !== undefined && !count(step.stallMs)) bad('stallMs', step.stallMs, 'a non-negative integer');
+      return;
+    case 'storeOutage':
+      node(step.node, true);
+      if (!count(step.forMs)) bad('forMs', step.forMs, 'a non-negative integer');
+      if (step.stallMs !== undefined && !count(step.stallMs)) bad('stallMs', step.stallMs, 'a non-negative integer');
+      return;
+    case 'failures':
+      key(step.keys, true);
+      node(step.node, true);
+      if (typeof step.probability !== 'number' || !(step.probability >= 0 && step.probability <= 1)) bad('probability', step.probability, 'a number from 0 to 1');
+      if (!count(step.forMs)) bad('forMs', step.forMs, 'a non-negative integer');
+      if (step.ops !== undefined && (!Array.isArray(step.ops) || step.ops.some((op) => !OPS.has(op)))) bad('ops', step.ops, 'a list of KV operations');
+      return;
+    case 'latency':
+      key(step.keys, true);
+      node(step.node, true);
+      if (!count(step.minMs)) bad('minMs', step.minMs, 'a non-negative integer');
+      if (!count(step.maxMs) || step.maxMs < step.minMs) bad('maxMs', step.maxMs, 'an integer at least minMs');
+      if (!count(step.forMs)) bad('forMs', step.forMs, 'a non-negative integer');
+      if (step.mode !== undefined && step.mode !== 'delay-then-apply' && step.mode !== 'apply-then-delay') bad('mode', step.mode, "'delay-then-apply' or 'apply-then-delay'");
+      return;
+    case 'flush':
+      return;
+    case 'garbage':
+      key(step.key, false);
+      if (typeof step.value !== 'string') bad('value', step.value, 'a string');
+      return;
+    default:
+      bad('do', (step as { do: unknown }).do, 'one of start, stop, crash, restart, pause, keyUnavailable, storeOutage, failures, latency, flush, garbage');
+  }
+}
