@@ -1,10 +1,9 @@
 import { abortReason } from '@roster/kv-adapter';
-import type { LeaderInfo, RosterNode } from '@roster/election';
+import { UpdateStream, type LeaderInfo, type RosterNode } from '@roster/election';
 import { computeBalance, type BalanceResult, type Instance } from './computeBalance.js';
 import { ClusterLeftError } from './errors.js';
 import type { Balance, ClusterUpdate, ClusterWatchFunction, RebalanceUpdate } from './events.js';
 import { RosterMembership, type MembershipView } from './internal/RosterMembership.js';
-import { Updates } from './internal/Updates.js';
 import type { ResolvedClusterOptions } from './options.js';
 
 /** The lifecycle of a cluster handle. */
@@ -47,7 +46,7 @@ export class Cluster {
   readonly mode: 'dynamic' | 'static';
 
   readonly #options: ResolvedClusterOptions;
-  readonly #updates: Updates;
+  readonly #updates: UpdateStream<ClusterUpdate>;
   readonly #membership: RosterMembership | undefined;
   readonly #abort = new AbortController();
   readonly #waiters = new Set<Waiter>();
@@ -70,7 +69,7 @@ export class Cluster {
     this.id = options.instanceId;
     this.threads = options.threads;
     this.mode = options.mode.kind;
-    this.#updates = new Updates(options.logger);
+    this.#updates = new UpdateStream<ClusterUpdate>(options.logger);
     const { onRebalance } = options;
     if (onRebalance) this.#updates.watch((u) => u.type === 'rebalance' && onRebalance(u));
     if (options.mode.kind === 'dynamic') {

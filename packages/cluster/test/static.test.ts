@@ -55,7 +55,7 @@ describe('static clustering (no store at all)', () => {
     cluster.on('rebalance', () => (called = true));
     await cluster.join();
     expect(called).toBe(true);
-    expect(logger.entries.some((e) => e.level === 'error' && e.message === 'cluster: a watch function threw')).toBe(true);
+    expect(logger.entries.some((e) => e.level === 'error' && e.message === 'a watch function threw')).toBe(true);
     await cluster.leave();
   });
 

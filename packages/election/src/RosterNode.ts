@@ -24,7 +24,7 @@ import type { LeaderInfo, Role, RosterUpdate, WatchFunction } from './events.js'
 import { JoinPoller } from './JoinPoller.js';
 import { Membership } from './Membership.js';
 import { PongWorker } from './PongWorker.js';
-import { Updates } from './Updates.js';
+import { UpdateStream } from './Updates.js';
 import { NodeStats } from './NodeStats.js';
 
 /** The lifecycle of a node. */
@@ -80,7 +80,7 @@ export class RosterNode {
   readonly id: string;
   readonly #cfg: ResolvedConfig;
   readonly #keys: RosterKeys;
-  readonly #updates: Updates;
+  readonly #updates: UpdateStream<RosterUpdate>;
   readonly #window: LeaderWindow;
   /** The leader key as this node writes it (claims, publications). */
   readonly #leaderKey: CompoundKey;
@@ -116,7 +116,7 @@ export class RosterNode {
     this.id = config.id;
     const { kv, clock, logger, intervalMs, operationTimeoutMs } = config;
     this.#keys = new RosterKeys(config.namespace, config.nonceWindow);
-    this.#updates = new Updates(logger);
+    this.#updates = new UpdateStream<RosterUpdate>(logger);
     this.#role = config.observer ? 'observer' : 'follower';
     this.#window = new LeaderWindow({
       kv,

@@ -1,12 +1,14 @@
 import { abortReason, type Logger } from '@roster/kv-adapter';
-import type { RosterUpdate, WatchFunction } from './events.js';
+
+type Watcher<U> = ((update: U) => void) & { end?: () => void };
 
 /**
- * Delivers a node's updates to watch functions and async iterators. A watch function that throws
- * is logged and kept; iterators buffer what their consumer has not read yet.
+ * Delivers typed updates to watch functions (seed 000) and async iterators. A watch function
+ * that throws is logged and kept; iterators buffer what their consumer has not read yet. Used by
+ * `RosterNode` and by the other packages' handles.
  */
-export class Updates {
-  readonly #watchers = new Set<WatchFunction>();
+export class UpdateStream<U extends { readonly type: string }> {
+  readonly #watchers = new Set<Watcher<U>>();
   readonly #logger: Logger;
   #closed = false;
 
@@ -15,7 +17,7 @@ export class Updates {
   }
 
   /** Installs `fn`; returns the function that removes it. */
-  watch(fn: WatchFunction): () => void {
+  watch(fn: (update: U) => void): () => void {
     this.#watchers.add(fn);
     return () => {
       this.#watchers.delete(fn);
@@ -23,7 +25,7 @@ export class Updates {
   }
 
   /** Delivers `update` to every watcher. */
-  emit(update: RosterUpdate): void {
+  emit(update: U): void {
     for (const fn of [...this.#watchers]) {
       try {
         fn(update);
@@ -36,18 +38,19 @@ export class Updates {
   /** Ends every iterator (after the buffered updates are read). */
   close(): void {
     this.#closed = true;
-    for (const fn of [...this.#watchers]) (fn as WatchFunction & { end?: () => void }).end?.();
+    for (const fn of [...this.#watchers]) fn.end?.();
   }
 
   /**
-   * An async iterator over the updates emitted from now on. It ends when the node stops or
-   * `signal` aborts; breaking out of a `for await` loop detaches it.
+   * An async iterator over the updates emitted from now on. It ends after {@link close} (once the
+   * buffered updates are read), rejects with `signal.reason` when `signal` aborts, and detaches
+   * when the consumer breaks out of its `for await` loop.
    */
-  iterate(signal?: AbortSignal): AsyncIterableIterator<RosterUpdate> {
-    const buffer: RosterUpdate[] = [];
+  iterate(signal?: AbortSignal): AsyncIterableIterator<U> {
+    const buffer: U[] = [];
     let wake: (() => void) | undefined;
     let done = this.#closed;
-    const fn = Object.assign((u: RosterUpdate) => {
+    const fn: Watcher<U> = Object.assign((u: U) => {
       buffer.push(u);
       wake?.();
     }, {
@@ -67,11 +70,11 @@ export class Updates {
       unwatch();
       signal?.removeEventListener('abort', onAbort);
     };
-    const iterator: AsyncIterableIterator<RosterUpdate> = {
+    const iterator: AsyncIterableIterator<U> = {
       [Symbol.asyncIterator]() {
         return iterator;
       },
-      async next(): Promise<IteratorResult<RosterUpdate>> {
+      async next(): Promise<IteratorResult<U>> {
         for (;;) {
           if (signal?.aborted) {
             finish();
@@ -87,7 +90,7 @@ export class Updates {
           wake = undefined;
         }
       },
-      async return(): Promise<IteratorResult<RosterUpdate>> {
+      async return(): Promise<IteratorResult<U>> {
         finish();
         buffer.length = 0;
         return { value: undefined, done: true };
