@@ -1,7 +1,8 @@
 import { createNode, resolveConfig, type ResolvedConfig, type RosterNode } from '@roster/election';
-import { ConfigError, MemoryKV, RedisKV, StoreUnavailableError, parseStoreUrl, redactStoreUrl } from '@roster/kv-adapter';
+import { ConfigError, MemoryKV, parseStoreUrl, redactStoreUrl } from '@roster/kv-adapter';
 import type { CliIO } from '../commands/Command.js';
 import { CliError, ExitCode } from '../internal/CliError.js';
+import { connectStore } from '../internal/connectStore.js';
 import { StderrLogger } from '../internal/StderrLogger.js';
 import { StopRequest } from '../internal/StopRequest.js';
 import { formatHumanEvent, formatJsonEvent, toNodeEvent, type NodeEvent } from './nodeEvents.js';
@@ -70,7 +71,13 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
   try {
     page = options.statusPort === undefined ? undefined : await serveStatus(options, status);
     if (page) log.info({ url: page.url, json: `${page.url}status.json` }, 'status page');
-    const kv = await connect(options, libraryLog, stop.signal);
+    const kv = await connectStore({
+      command: COMMAND,
+      url: options.store,
+      ...(options.connectTimeoutMs !== undefined && { connectTimeoutMs: options.connectTimeoutMs }),
+      logger: libraryLog,
+      signal: stop.signal,
+    });
     if (kv === undefined) return ExitCode.ok; // stopped while connecting
     try {
       node = createNode({
@@ -168,21 +175,6 @@ function configProblem(error: unknown): unknown {
   if (!ConfigError.is(error)) return error;
   const flag = FLAG[error.field] ?? error.field;
   return new CliError(`${COMMAND}: invalid ${flag}: ${error.message.replace(/^config: /, '')}`, { cause: error });
-}
-
-/** Connects to the store; `undefined` when a stop was requested meanwhile. */
-async function connect(options: NodeRunOptions, logger: StderrLogger, signal: AbortSignal): Promise<RedisKV | undefined> {
-  try {
-    return await RedisKV.connect({ url: options.store, connectTimeoutMs: options.connectTimeoutMs ?? 5000, logger }, { signal });
-  } catch (error) {
-    if (signal.aborted) return undefined;
-    if (StoreUnavailableError.is(error)) {
-      throw new CliError(`${COMMAND}: cannot reach the store: ${error.message.replace(/^kv: store unavailable: /, '')}`, {
-        cause: error,
-      });
-    }
-    throw configProblem(error);
-  }
 }
 
 /** Writes each event as a line on stdout (and keeps it for the status page); nothing after `stopped`. */
