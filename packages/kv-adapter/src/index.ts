@@ -26,7 +26,7 @@ export {
   AbortError,
   type RosterErrorCode,
 } from './errors.js';
-export { type Logger, silentLogger, MemoryLogger } from './logger.js';
+export { type Logger, type LogLevel, LevelLogger, silentLogger, MemoryLogger } from './logger.js';
 export { type Clock, type Timer, sleep, abortReason } from './clock/Clock.js';
 export { RealClock, realClock, type RealClockOptions } from './clock/RealClock.js';
 export { VirtualClock, type VirtualClockOptions } from './clock/VirtualClock.js';

@@ -21,20 +21,32 @@ export const silentLogger: Logger = Object.freeze({
   error() {},
 });
 
-/** A logger that records every call in memory; useful in tests and for post-mortems. */
-export class MemoryLogger implements Logger {
-  /** Every entry logged, oldest first. */
-  readonly entries: { level: 'debug' | 'info' | 'warn' | 'error'; fields: object; message?: string }[] = [];
+/** The four levels of a {@link Logger}. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** A base for loggers that handle every level in one place: implement {@link LevelLogger.log}. */
+export abstract class LevelLogger implements Logger {
+  /** Handles one entry. */
+  protected abstract log(level: LogLevel, fields: object, message?: string): void;
   debug(fields: object, message?: string): void {
-    this.entries.push({ level: 'debug', fields, message });
+    this.log('debug', fields, message);
   }
   info(fields: object, message?: string): void {
-    this.entries.push({ level: 'info', fields, message });
+    this.log('info', fields, message);
   }
   warn(fields: object, message?: string): void {
-    this.entries.push({ level: 'warn', fields, message });
+    this.log('warn', fields, message);
   }
   error(fields: object, message?: string): void {
-    this.entries.push({ level: 'error', fields, message });
+    this.log('error', fields, message);
+  }
+}
+
+/** A logger that records every call in memory; useful in tests and for post-mortems. */
+export class MemoryLogger extends LevelLogger {
+  /** Every entry logged, oldest first. */
+  readonly entries: { level: LogLevel; fields: object; message?: string }[] = [];
+  protected log(level: LogLevel, fields: object, message?: string): void {
+    this.entries.push({ level, fields, message });
   }
 }

@@ -1,5 +1,5 @@
 import { createCluster, ClusterLeftError, type Cluster, type ClusterOptions, type RebalanceUpdate } from '@roster/cluster';
-import { ConfigError, silentLogger, type Logger } from '@roster/kv-adapter';
+import { ConfigError, LevelLogger, silentLogger, type Logger, type LogLevel } from '@roster/kv-adapter';
 import { CliError, ExitCode } from '../internal/CliError.js';
 import { integerOption, parseOptions } from '../internal/parseOptions.js';
 import { StopRequest } from '../internal/StopRequest.js';
@@ -163,27 +163,15 @@ const PRIORITY = { debug: 7, info: 5, warn: 4, error: 3 } as const;
  * listing, `* id [base]` for this instance) is printed one line per instance. The cluster's own
  * messages already say everything, so only the Roster node's entries show their fields.
  */
-class LibclusterLogger implements Logger {
+class LibclusterLogger extends LevelLogger {
   readonly #sink: OutputStream;
 
   constructor(sink: OutputStream) {
+    super();
     this.#sink = sink;
   }
 
-  debug(fields: object, message?: string): void {
-    this.#log('debug', fields, message);
-  }
-  info(fields: object, message?: string): void {
-    this.#log('info', fields, message);
-  }
-  warn(fields: object, message?: string): void {
-    this.#log('warn', fields, message);
-  }
-  error(fields: object, message?: string): void {
-    this.#log('error', fields, message);
-  }
-
-  #log(level: keyof typeof PRIORITY, fields: object, message = ''): void {
+  protected log(level: LogLevel, fields: object, message = ''): void {
     const prefix = `libcluster<${PRIORITY[level]}>: `;
     const entries = fields as Record<string, unknown>;
     const listing = Array.isArray(entries.instances) ? (entries.instances as unknown[]).map(String) : undefined;

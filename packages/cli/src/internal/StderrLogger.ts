@@ -1,7 +1,7 @@
-import type { Logger } from '@roster/kv-adapter';
+import { LevelLogger, type LogLevel } from '@roster/kv-adapter';
 
 /** The levels of {@link StderrLogger}, least severe first. */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type { LogLevel };
 
 const RANK: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
 
@@ -16,12 +16,13 @@ export interface LineSink {
  * Entries below `level` are dropped. `tap` sees every line written (the status page keeps the
  * recent ones).
  */
-export class StderrLogger implements Logger {
+export class StderrLogger extends LevelLogger {
   readonly #sink: LineSink;
   readonly #min: number;
   readonly #tap: ((line: string) => void) | undefined;
 
   constructor(sink: LineSink, level: LogLevel = 'info', tap?: (line: string) => void) {
+    super();
     this.#sink = sink;
     this.#min = RANK[level];
     this.#tap = tap;
@@ -34,20 +35,7 @@ export class StderrLogger implements Logger {
     return new StderrLogger(this.#sink, name, this.#tap);
   }
 
-  debug(fields: object, message?: string): void {
-    this.#log('debug', fields, message);
-  }
-  info(fields: object, message?: string): void {
-    this.#log('info', fields, message);
-  }
-  warn(fields: object, message?: string): void {
-    this.#log('warn', fields, message);
-  }
-  error(fields: object, message?: string): void {
-    this.#log('error', fields, message);
-  }
-
-  #log(level: LogLevel, fields: object, message: string | undefined): void {
+  protected log(level: LogLevel, fields: object, message: string | undefined): void {
     if (RANK[level] < this.#min) return;
     const line = formatLogLine(new Date(), level, fields, message);
     this.#tap?.(line);
