@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 export type { Scenario, Step, Action, ActionKind, Timing, NodeId, KeyRef } from './scenario/Scenario.js';
-export { DEFAULT_TIMING } from './scenario/Scenario.js';
+export { DEFAULT_TIMING, ACTION_KINDS } from './scenario/Scenario.js';
 export { viewsOf, losesData, quietAt, stepEnd, convergenceBound, runLength, type Views } from './scenario/analysis.js';
 export { formatScenario, formatStep } from './scenario/formatScenario.js';
 export { parseKeyRef, type ParsedKeyRef } from './scenario/keys.js';
@@ -34,4 +34,5 @@ export {
   type DualLeadershipStats,
 } from './chaos/runChaos.js';
 export { checkScenario } from './scenario/checkScenario.js';
+export { KNOWN_ISSUES, type KnownIssue } from './chaos/knownIssues.js';
 export { MUTATIONS, mutationByName } from './mutations/index.js';

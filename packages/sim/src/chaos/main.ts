@@ -4,7 +4,8 @@
  *
  * ```
  * pnpm chaos [--runs N] [--seed S] [--path P] [--views shared|per-node|mixed] [--max-nodes N]
- *            [--max-steps N] [--mutation NAME] [--property NAME[,NAME…]]
+ *            [--max-steps N] [--kinds KIND[,KIND…]] [--mutation NAME] [--property NAME[,NAME…]]
+ *            [--include-known-issues]
  * pnpm chaos --scenario '<json>' | --scenario file.json [--mutation NAME] [--ops]
  * pnpm chaos --list-mutations
  * ```
@@ -22,6 +23,7 @@ import { checkRun, PROPERTIES } from '../properties/index.js';
 import type { PropertyName } from '../properties/Property.js';
 import { runScenario } from '../runtime/Simulation.js';
 import { checkScenario } from '../scenario/checkScenario.js';
+import { ACTION_KINDS, type ActionKind } from '../scenario/Scenario.js';
 import { formatScenario } from '../scenario/formatScenario.js';
 import { formatFailure, runChaos, type ChaosReport, type ChaosViews, type DualLeadershipStats, type RunClass } from './runChaos.js';
 
@@ -34,6 +36,8 @@ const { values } = parseArgs({
     'max-nodes': { type: 'string' },
     'max-steps': { type: 'string' },
     mutation: { type: 'string' },
+    kinds: { type: 'string' },
+    'include-known-issues': { type: 'boolean', default: false },
     property: { type: 'string' },
     scenario: { type: 'string' },
     ops: { type: 'boolean', default: false },
@@ -72,6 +76,8 @@ function printReport(report: ChaosReport, views: string): void {
   const out = (line = ''): void => void process.stdout.write(`${line}\n`);
   const rate = report.runs > 0 ? ` (${(report.wallMs / report.runs).toFixed(0)} ms a scenario)` : '';
   out(`passed ${report.passed} of ${report.runs} scenarios (views ${views}, seed ${report.seed}) in ${seconds(report.wallMs)}${rate}`);
+  const skipped = Object.entries(report.skipped);
+  if (skipped.length > 0) out(`skipped, as they may show a known open issue: ${skipped.map(([id, n]) => `${n} (${id})`).join(', ')}; --include-known-issues runs them`);
   const worst = report.worstConvergence;
   if (worst) {
     const { intervalMs: I, timeoutMs: T } = worst.scenario.timing;
@@ -111,6 +117,8 @@ async function main(): Promise<void> {
   const maxNodes = int('max-nodes', values['max-nodes']);
   const maxSteps = int('max-steps', values['max-steps']);
   const mutation = values.mutation === undefined ? undefined : mutationByName(values.mutation);
+  const kinds = values.kinds?.split(',') as ActionKind[] | undefined;
+  for (const k of kinds ?? []) if (!ACTION_KINDS.includes(k)) fail(`--kinds: no step kind ${JSON.stringify(k)}; try ${ACTION_KINDS.join(', ')}`);
   let last = performance.now();
   const report = await runChaos({
     runs,
@@ -121,6 +129,8 @@ async function main(): Promise<void> {
     ...(maxSteps === undefined ? {} : { maxSteps }),
     ...(mutation ? { mutation } : {}),
     ...(names ? { properties: names } : {}),
+    ...(kinds ? { kinds } : {}),
+    skipKnownIssues: !values['include-known-issues'],
     onRun: (done) => {
       const now = performance.now();
       if (now - last > 10_000) {

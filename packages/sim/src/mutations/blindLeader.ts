@@ -5,12 +5,14 @@ import { overrideKV } from './wrapKV.js';
 /**
  * A leader that "forgets to re-read the leader key before publishing": while it leads, every
  * broadcast or claim of another node reads as empty to it, so it is never dethroned by reading.
- * Compare-and-set and the lease still stop it (see docs/testing.md).
+ * It is still safe (its compare-and-set against the empty value it believes fails, and its lease
+ * runs out), but it retries the failed publication at once, forever, at one virtual instant: the
+ * simulator's spin guard rejects it.
  */
 export const blindLeader: Mutation = {
   name: 'blind-leader',
-  description: "while leading, the node does not see other nodes' broadcasts (no re-read before publishing)",
-  rejectedBy: 'convergence',
+  description: "while leading, the node does not see other nodes' broadcasts (no re-read before publishing); it spins on compare-and-set",
+  rejectedBy: 'well-behaved',
   wrapKV(kv, context) {
     return overrideKV(kv, {
       get: async (key, options) => {

@@ -2,9 +2,9 @@ import { blindLeader } from './blindLeader.js';
 import { lenientParser } from './lenientParser.js';
 import { memorylessFollower } from './memorylessFollower.js';
 import type { Mutation } from './Mutation.js';
+import { emptyMeansLeave } from './emptyMeansLeave.js';
 import { noSelfFencing } from './noSelfFencing.js';
 import { partialWindow } from './partialWindow.js';
-import { stalePongReads } from './stalePongReads.js';
 import { undyingMembers } from './undyingMembers.js';
 
 /** Every deliberately broken variant of the protocol, each rejected by the property it names. */
@@ -13,7 +13,7 @@ export const MUTATIONS: readonly Mutation[] = [
   memorylessFollower,
   partialWindow,
   lenientParser,
-  stalePongReads,
+  emptyMeansLeave,
   noSelfFencing,
   blindLeader,
 ];

@@ -38,7 +38,7 @@ export interface Run {
 }
 
 /** Most node timer callbacks one virtual instant may run before the run is declared a livelock. */
-export const SPIN_LIMIT = 20_000;
+export const SPIN_LIMIT = 5000;
 
 /** The cluster every simulated node joins. */
 export const SIM_NAMESPACE = new Namespace('sim', 'chaos');

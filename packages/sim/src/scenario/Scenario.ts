@@ -70,6 +70,11 @@ export type Step = Action & { readonly at: number };
 /** The kinds of {@link Action}. */
 export type ActionKind = Action['do'];
 
+/** Every {@link ActionKind}. */
+export const ACTION_KINDS: readonly ActionKind[] = Object.freeze([
+  'start', 'stop', 'crash', 'restart', 'pause', 'keyUnavailable', 'storeOutage', 'failures', 'latency', 'flush', 'garbage',
+] as const);
+
 /**
  * A scenario: plain data, printable ({@link formatScenario}) and serialisable as JSON. Running it
  * twice gives the same run, event for event.

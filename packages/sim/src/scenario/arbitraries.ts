@@ -2,7 +2,7 @@ import type { KVOperation } from '@roster/kv-adapter';
 import fc from 'fast-check';
 import type { Views } from './analysis.js';
 import { garbageValue } from './garbage.js';
-import { DEFAULT_TIMING, type Action, type ActionKind, type Scenario, type Step, type Timing } from './Scenario.js';
+import { ACTION_KINDS, DEFAULT_TIMING, type Action, type ActionKind, type Scenario, type Step, type Timing } from './Scenario.js';
 
 /** Constraints of {@link scenarioArbitrary}. */
 export interface ScenarioConstraints {
@@ -25,9 +25,6 @@ export interface ScenarioConstraints {
   readonly observers?: boolean;
 }
 
-const ALL_KINDS: readonly ActionKind[] = [
-  'start', 'stop', 'crash', 'restart', 'pause', 'keyUnavailable', 'storeOutage', 'failures', 'latency', 'flush', 'garbage',
-];
 const PER_NODE_ONLY: readonly ActionKind[] = ['failures', 'latency'];
 const OPS: readonly KVOperation[] = ['get', 'set', 'append', 'take', 'compareAndSet'];
 
@@ -61,7 +58,7 @@ export function scenarioArbitrary(constraints: ScenarioConstraints = {}): fc.Arb
   const maxNodes = constraints.maxNodes ?? 5;
   const views = constraints.views ?? 'per-node';
   const timings = constraints.timings ?? [DEFAULT_TIMING];
-  const kinds = (constraints.kinds ?? ALL_KINDS).filter((k) => views === 'per-node' || !PER_NODE_ONLY.includes(k));
+  const kinds = (constraints.kinds ?? ACTION_KINDS).filter((k) => views === 'per-node' || !PER_NODE_ONLY.includes(k));
   const horizon = constraints.horizonTimeouts ?? 6;
   return fc
     .record({

@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { checkRun, formatScenario, KNOWN_ISSUES, runScenario } from '../src/index.js';
+
+// Bugs the simulator found that are still open. Each counterexample fails its property today
+// (`it.fails`); when a fix lands, its test fails: remove the issue from KNOWN_ISSUES so that chaos
+// runs stop skipping the scenarios it covers.
+describe('known issues, still open', () => {
+  for (const issue of KNOWN_ISSUES) {
+    it.fails(`${issue.id}: ${issue.title}`, async () => {
+      expect(issue.covers(issue.counterexample)).toBe(true);
+      const run = await runScenario(issue.counterexample);
+      const violations = checkRun(run, [issue.property]).violations;
+      expect(violations, `${formatScenario(issue.counterexample)}\n${violations.map((v) => v.message).join('\n')}`).toEqual([]);
+    });
+  }
+});
