@@ -28,7 +28,8 @@ Options:
   --json                print one JSON object per line on stdout and nothing else
                         (the format is a public contract: docs/cli.md)
   --status-port PORT    serve a status page (members, leader, role, latency, recent
-                        lines) at http://HOST:PORT/ and /status.json; 0 picks a free port
+                        lines) at http://HOST:PORT/ and /status.json, and the events as
+                        NDJSON at /events (for @roster/client); 0 picks a free port
   --status-host HOST    the address of the status page [default: 127.0.0.1]
   --verbose             debug logs on stderr
   -h, --help            show this help

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { EventStream } from './EventStream.js';
 
 /** What the status page shows of a node (`/status.json` is exactly this). */
 export interface NodeStatus {
@@ -39,7 +40,8 @@ export class RecentLines {
 /**
  * A read-only HTTP status page for one node (seed 001's "look at the logs from a browser"), on
  * `node:http` alone: `/` is a small HTML page that refreshes itself every two seconds,
- * `/status.json` the same as JSON. Anything else is 404; anything but GET and HEAD is 405.
+ * `/status.json` the same as JSON, and, given an {@link EventStream}, `/events` the node's events as
+ * NDJSON. Anything else is 404; anything but GET and HEAD is 405.
  */
 export class StatusPage {
   readonly #server: Server;
@@ -50,9 +52,12 @@ export class StatusPage {
     this.url = url;
   }
 
-  /** Listens on `host:port` (port 0: any free port). Rejects with the listen error (e.g. `EADDRINUSE`). */
-  static async listen(host: string, port: number, status: () => NodeStatus): Promise<StatusPage> {
-    const server = createServer((request, response) => respond(request, response, status));
+  /**
+   * Listens on `host:port` (port 0: any free port); serves `/events` from `events` when given.
+   * Rejects with the listen error (e.g. `EADDRINUSE`).
+   */
+  static async listen(host: string, port: number, status: () => NodeStatus, events?: EventStream): Promise<StatusPage> {
+    const server = createServer((request, response) => respond(request, response, status, events));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {
@@ -74,16 +79,18 @@ export class StatusPage {
   }
 }
 
-function respond(request: IncomingMessage, response: ServerResponse, status: () => NodeStatus): void {
+function respond(request: IncomingMessage, response: ServerResponse, status: () => NodeStatus, events: EventStream | undefined): void {
   const path = new URL(request.url ?? '/', 'http://status').pathname;
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     send(response, request, 405, 'text/plain; charset=utf-8', 'method not allowed\n', { allow: 'GET, HEAD' });
   } else if (path === '/status.json') {
     send(response, request, 200, 'application/json; charset=utf-8', `${JSON.stringify(status(), null, 2)}\n`);
+  } else if (path === '/events' && events) {
+    events.attach(request, response);
   } else if (path === '/') {
     send(response, request, 200, 'text/html; charset=utf-8', renderHtml(status()));
   } else {
-    send(response, request, 404, 'text/plain; charset=utf-8', 'not found: try / or /status.json\n');
+    send(response, request, 404, 'text/plain; charset=utf-8', `not found: try /, /status.json${events ? ' or /events' : ''}\n`);
   }
 }
 

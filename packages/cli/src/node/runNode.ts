@@ -5,6 +5,7 @@ import { CliError, ExitCode } from '../internal/CliError.js';
 import { connectStore } from '../internal/connectStore.js';
 import { StderrLogger } from '../internal/StderrLogger.js';
 import { StopRequest } from '../internal/StopRequest.js';
+import { EventStream } from './EventStream.js';
 import { formatHumanEvent, formatJsonEvent, toNodeEvent, type NodeEvent } from './nodeEvents.js';
 import { RecentLines, StatusPage, type NodeStatus } from './StatusPage.js';
 
@@ -48,7 +49,8 @@ const FLAG: Readonly<Record<string, string>> = {
  * Runs one node until SIGINT or SIGTERM: validates the configuration, connects to the store, starts
  * the node, prints its updates, and on the first signal stops it gracefully (a leader says goodbye,
  * a follower leaves), prints `stopped`, closes the store and resolves to 0. A second signal resolves
- * at once with 130 (SIGINT) or 143 (SIGTERM). With `statusPort`, serves a status page meanwhile.
+ * at once with 130 (SIGINT) or 143 (SIGTERM). With `statusPort`, serves a status page meanwhile,
+ * with the events as NDJSON at `/events` (see {@link EventStream}).
  *
  * @throws {@link CliError} (exit code 2) for an invalid configuration, a store unreachable at start,
  *   or a status port that cannot be bound.
@@ -67,10 +69,11 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
     (signal) => log.info({ signal }, 'stopping gracefully (send the signal again to exit at once)'),
     (signal) => log.warn({ signal }, 'second signal: exiting without a graceful stop'),
   );
+  const events = options.statusPort === undefined ? undefined : new EventStream(config.id);
   let page: StatusPage | undefined;
   try {
-    page = options.statusPort === undefined ? undefined : await serveStatus(options, status);
-    if (page) log.info({ url: page.url, json: `${page.url}status.json` }, 'status page');
+    page = events && (await serveStatus(options, status, events));
+    if (page) log.info({ url: page.url, json: `${page.url}status.json`, events: `${page.url}events` }, 'status page');
     const kv = await connectStore({
       command: COMMAND,
       url: options.store,
@@ -94,7 +97,7 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       throw configProblem(error);
     }
     const self = node;
-    const print = printer(io, options.json ?? false, recent);
+    const print = printer(io, options.json ?? false, recent, events);
     const unwatch = self.watch((update) => {
       const event = toNodeEvent(self.id, update, Date.now());
       if (event) print(event);
@@ -103,6 +106,7 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
     const graceful = async (): Promise<number> => {
       print({ ts: Date.now(), id: self.id, event: 'role', role: self.role, previous: null, reason: 'started' });
       await self.start();
+      events?.open();
       log.info(
         { id: self.id, cluster: `${options.cluster}/${options.env}`, store: target, intervalMs: config.intervalMs, timeoutMs: config.timeoutMs },
         'node running',
@@ -118,14 +122,15 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
     return await Promise.race([graceful(), stop.forced]);
   } finally {
     stop.dispose();
+    events?.end();
     await page?.close();
   }
 }
 
-async function serveStatus(options: NodeRunOptions, status: () => NodeStatus): Promise<StatusPage> {
+async function serveStatus(options: NodeRunOptions, status: () => NodeStatus, events: EventStream): Promise<StatusPage> {
   const host = options.statusHost ?? '127.0.0.1';
   try {
-    return await StatusPage.listen(host, options.statusPort!, status);
+    return await StatusPage.listen(host, options.statusPort!, status, events);
   } catch (error) {
     const reason = (error as { code?: string }).code === 'EADDRINUSE' ? 'the port is in use' : error instanceof Error ? error.message : String(error);
     throw new CliError(`${COMMAND}: cannot serve the status page on ${host}:${options.statusPort}: ${reason}`, { cause: error });
@@ -177,8 +182,11 @@ function configProblem(error: unknown): unknown {
   return new CliError(`${COMMAND}: invalid ${flag}: ${error.message.replace(/^config: /, '')}`, { cause: error });
 }
 
-/** Writes each event as a line on stdout (and keeps it for the status page); nothing after `stopped`. */
-function printer(io: CliIO, json: boolean, recent: RecentLines): (event: NodeEvent) => void {
+/**
+ * Writes each event as a line on stdout, keeps it for the status page and sends it to the `/events`
+ * clients; nothing after `stopped`.
+ */
+function printer(io: CliIO, json: boolean, recent: RecentLines, events: EventStream | undefined): (event: NodeEvent) => void {
   let stopped = false;
   return (event) => {
     if (stopped) return;
@@ -186,5 +194,6 @@ function printer(io: CliIO, json: boolean, recent: RecentLines): (event: NodeEve
     const human = formatHumanEvent(event);
     recent.push(human);
     io.stdout.write(`${json ? formatJsonEvent(event) : human}\n`);
+    events?.publish(event);
   };
 }

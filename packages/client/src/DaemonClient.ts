@@ -1,0 +1,45 @@
+import type { DaemonLeader, DaemonRole, DaemonUpdate, WatchFunction } from './DaemonUpdate.js';
+
+/**
+ * A thin client of a local `roster node` daemon (seed 000): an independent listener on the
+ * daemon's `/events` stream that turns it into typed updates for watch functions and iterators.
+ * Its only state is what the stream says: the daemon's role, the leader it follows and the
+ * member list. Made by {@link connectDaemon}.
+ */
+export interface DaemonClient extends AsyncDisposable {
+  /** The `/events` URL it reads. */
+  readonly url: string;
+  /** True while the link to the daemon is up. */
+  readonly connected: boolean;
+  /** The daemon's role, once known. */
+  readonly role: DaemonRole | undefined;
+  /** The leader the daemon follows (or is); `undefined` while none is known. */
+  readonly leader: DaemonLeader | undefined;
+  /** Every member id, sorted (JavaScript string order); the last known list while disconnected. */
+  readonly members: readonly string[];
+  /** True once {@link close} was called (or the signal aborted, or the link ended without `reconnect`). */
+  readonly closed: boolean;
+
+  /**
+   * Installs a watch function, called with every update from now on, synchronously and in order.
+   * A watch function that throws is reported to the logger and stays installed.
+   *
+   * @returns the function that uninstalls it.
+   */
+  watch(fn: WatchFunction): () => void;
+
+  /**
+   * The updates from now on, as an async iterator. It ends when the client closes, rejects with
+   * `signal.reason` when `signal` aborts, and detaches when the loop is left.
+   */
+  updates(options?: { readonly signal?: AbortSignal }): AsyncIterableIterator<DaemonUpdate>;
+
+  /**
+   * Closes the link: no more reconnections, a `disconnected` update if the link was up, then
+   * every iterator ends. Resolves once the connection is closed. Idempotent.
+   */
+  close(): Promise<void>;
+
+  /** Calls {@link close}. */
+  [Symbol.asyncDispose](): Promise<void>;
+}

@@ -1,0 +1,25 @@
+/**
+ * `@roster/client`: a thin client of a local `roster node` daemon (seed 000's "client library
+ * interface"). It reads the daemon's `/events` stream over plain HTTP and calls installed watch
+ * functions with typed updates: a machine added or deleted, a goodbye before the leader changes,
+ * the leader and the daemon's role, and the link going up or down. No runtime dependencies.
+ *
+ * @packageDocumentation
+ */
+export { connectDaemon, type ConnectDaemonOptions } from './connectDaemon.js';
+export type { DaemonClient } from './DaemonClient.js';
+export type {
+  DaemonUpdate,
+  DaemonLeader,
+  DaemonRole,
+  WatchFunction,
+  AddUpdate,
+  DeleteUpdate,
+  GoodbyeUpdate,
+  LeaderUpdate,
+  RoleUpdate,
+  ConnectedUpdate,
+  DisconnectedUpdate,
+} from './DaemonUpdate.js';
+export { ConfigError } from './errors.js';
+export { silentLogger, type Logger } from './logger.js';
