@@ -1,12 +1,11 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { DaemonClient } from './DaemonClient.js';
 import type { DaemonLeader, DaemonRole, DaemonUpdate, WatchFunction } from './DaemonUpdate.js';
-import { ConfigError } from './errors.js';
+import { ConfigError, realClock, silentLogger, type Clock, type Logger, type Timer } from '@roster/kv-adapter';
+import { UpdateStream } from '@roster/election';
 import { DaemonView } from './internal/DaemonView.js';
 import { LineSplitter } from './internal/LineSplitter.js';
 import { parseEvent } from './internal/parseEvent.js';
-import { UpdateStream } from './internal/UpdateStream.js';
-import { silentLogger, type Logger } from './logger.js';
 
 /** Options of {@link connectDaemon}. */
 export interface ConnectDaemonOptions {
@@ -25,6 +24,8 @@ export interface ConnectDaemonOptions {
   readonly retryMs?: number;
   /** Where skipped lines and link changes are reported. @defaultValue a silent logger */
   readonly logger?: Logger;
+  /** The clock the reconnection delay runs on. @defaultValue the real clock */
+  readonly clock?: Clock;
 }
 
 /**
@@ -61,7 +62,7 @@ export interface ConnectDaemonOptions {
 export function connectDaemon(url: string | URL, options: ConnectDaemonOptions = {}): DaemonClient {
   const retryMs = options.retryMs ?? 1000;
   if (!Number.isSafeInteger(retryMs) || retryMs < 1) throw new ConfigError('retryMs', retryMs, 'Expected `retryMs` to be a positive integer of milliseconds');
-  return new DaemonLink(eventsUrl(url), options.reconnect ?? true, retryMs, options.logger ?? silentLogger, options.signal);
+  return new DaemonLink(eventsUrl(url), options.reconnect ?? true, retryMs, options.logger ?? silentLogger, options.clock ?? realClock, options.signal);
 }
 
 /** The `/events` URL for `url`: as given, or with `/events` when it is the root of the status page. */
@@ -95,13 +96,15 @@ class DaemonLink implements DaemonClient {
   readonly #view = new DaemonView();
   readonly #updates: UpdateStream<DaemonUpdate>;
   #attempt: Attempt | undefined;
-  #retry: ReturnType<typeof setTimeout> | undefined;
+  #retry: Timer | undefined;
+  readonly #clock: Clock;
   #connected = false;
   /** Failures since the link was last up: the first is a warning, the next ones debug. */
   #failures = 0;
   #closing: Promise<void> | undefined;
 
-  constructor(target: URL, reconnect: boolean, retryMs: number, logger: Logger, signal: AbortSignal | undefined) {
+  constructor(target: URL, reconnect: boolean, retryMs: number, logger: Logger, clock: Clock, signal: AbortSignal | undefined) {
+    this.#clock = clock;
     this.#target = target;
     this.url = target.href;
     this.#reconnect = reconnect;
@@ -158,7 +161,7 @@ class DaemonLink implements DaemonClient {
 
   async #shutDown(): Promise<void> {
     this.#signal?.removeEventListener('abort', this.#onAbort);
-    clearTimeout(this.#retry);
+    this.#retry?.cancel();
     this.#retry = undefined;
     const attempt = this.#attempt;
     attempt?.end('closed');
@@ -246,7 +249,7 @@ class DaemonLink implements DaemonClient {
       void this.close();
       return;
     }
-    this.#retry = setTimeout(() => {
+    this.#retry = this.#clock.setTimer(() => {
       this.#retry = undefined;
       if (this.#closing === undefined) this.#connect();
     }, this.#retryMs);

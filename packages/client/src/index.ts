@@ -21,5 +21,4 @@ export type {
   ConnectedUpdate,
   DisconnectedUpdate,
 } from './DaemonUpdate.js';
-export { ConfigError } from './errors.js';
-export { silentLogger, type Logger } from './logger.js';
+export { ConfigError, silentLogger, type Logger } from '@roster/kv-adapter';
