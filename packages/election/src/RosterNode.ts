@@ -450,6 +450,8 @@ export class RosterNode {
     const lead = this.#lead!;
     const { clock, timeoutMs, operationTimeoutMs } = this.#cfg;
     const cycleStart = clock.now();
+    // A lease that ran out while the process was paused (its fence timer could not fire) is not renewed.
+    if (cycleStart >= this.#leaseUntil) return this.#stepDown('lease-expired');
     const read = await this.#readWindow();
     if (this.#lead !== lead) return;
     this.#absorb(read);
