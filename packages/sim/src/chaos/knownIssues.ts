@@ -82,5 +82,33 @@ export const staleLeave: KnownIssue = {
     ),
 };
 
+/**
+ * The era lives only in the store. When the key holding the highest era is unavailable to every
+ * node and no live node remembers that era (the node that led restarted), the next candidate
+ * claims a lower or equal era at another nonce and leads with a fencing token below its
+ * predecessor's; when the key comes back, the old broadcast ranks first and dethrones it.
+ */
+export const eraHiddenByUnavailability: KnownIssue = {
+  id: 'era-hidden-by-unavailability',
+  title: 'a node that starts while the leader key holding the highest era is unavailable can lead with a lower fencing token than its predecessor',
+  property: 'monotonic',
+  counterexample: {
+    seed: 0,
+    timing,
+    steps: [
+      { at: 4980, do: 'start', node: 'n1' },
+      { at: 10_485, do: 'keyUnavailable', keys: 'leader 0', forMs: 5505 },
+      { at: 10_485, do: 'restart', node: 'n1' },
+    ],
+  },
+  covers: (s) =>
+    s.steps.some(
+      (u) =>
+        u.do === 'keyUnavailable' &&
+        u.keys.startsWith('leader ') &&
+        s.steps.some((x) => (x.do === 'start' || x.do === 'restart') && x.at >= u.at && x.at <= u.at + u.forMs),
+    ),
+};
+
 /** The known issues, open today. */
-export const KNOWN_ISSUES: readonly KnownIssue[] = [observerAfterDataLoss, staleLeave];
+export const KNOWN_ISSUES: readonly KnownIssue[] = [observerAfterDataLoss, staleLeave, eraHiddenByUnavailability];

@@ -100,7 +100,8 @@ function printReport(report: ChaosReport, views: string): void {
 
 async function main(): Promise<void> {
   if (values.help) {
-    process.stdout.write(`${readFileSync(new URL(import.meta.url), 'utf8').split('*/')[0]!.replace(/^[^]*?\/\*\*/, '').replace(/^ \* ?/gm, '')}\n`);
+    const doc = readFileSync(new URL(import.meta.url), 'utf8').split('*/')[0]!.replace(/^[^]*?\/\*\*/, '');
+    process.stdout.write(`${doc.replace(/^ \* ?/gm, '').replace(/^```\n/gm, '').trim()}\n`);
     return;
   }
   if (values['list-mutations']) {

@@ -196,9 +196,15 @@ async function describeFailure(
   context: { seed: number; path: string; shrinks: number; options: ChaosOptions; properties: readonly PropertyName[]; error: string | undefined },
 ): Promise<ChaosFailure> {
   const { options } = context;
-  const run = await runScenario(scenario, options.mutation ? { mutation: options.mutation } : {});
-  const { violations } = checkRun(run, context.properties);
-  const first = violations.reduce((min, v) => Math.min(min, v.at), run.history.end);
+  let run: Run | undefined;
+  let error = context.error;
+  try {
+    run = await runScenario(scenario, options.mutation ? { mutation: options.mutation } : {});
+  } catch (e) {
+    error ??= String(e);
+  }
+  const violations = run ? checkRun(run, context.properties).violations : [];
+  const first = violations.reduce((min, v) => Math.min(min, v.at), run?.history.end ?? 0);
   const { timeoutMs: T } = scenario.timing;
   const flags = [
     `--views ${options.views ?? 'mixed'}`,
@@ -217,8 +223,8 @@ async function describeFailure(
     shrinks: context.shrinks,
     replay: `pnpm chaos --seed ${context.seed} --path ${context.path} ${flags.join(' ')}`,
     replayScenario: `pnpm chaos --scenario '${JSON.stringify(scenario)}'${options.mutation ? ` --mutation ${options.mutation.name}` : ''}`,
-    history: formatHistory(run.history, { from: Math.max(0, first - 3 * T), to: first + T }),
-    ...(context.error === undefined ? {} : { error: context.error }),
+    history: run ? formatHistory(run.history, { from: Math.max(0, first - 3 * T), to: first + T }) : '(the run threw)',
+    ...(error === undefined ? {} : { error }),
   };
 }
 

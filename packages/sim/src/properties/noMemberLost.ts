@@ -11,8 +11,9 @@ import { aliveAt, viewsAt } from './timeline.js';
  * 1. a leader never drops a member that kept PINGing while the store served its keys: every
  *    removal from a leader's list (other than at the moment it became leader, which inherits the
  *    list it followed) must have a cause within T + 2I before it: the member stopped, crashed,
- *    restarted, was paused or led; the leader was paused; or a fault could reach the member's id
- *    key or either node's store (an outage, the id key unavailable, failures or latency);
+ *    restarted, was paused or led; the leader was paused; another node led at the same time (its
+ *    PONG worker answers the member's PINGs first); or a fault could reach the member's id key or
+ *    either node's store (an outage, the id key unavailable, failures or latency);
  * 2. a live member dropped during a fault rejoins by itself: at the end of the run every node
  *    that joined and still runs is listed by the leader.
  */
@@ -83,6 +84,16 @@ function causeOfRemoval(
     role = e.update.role;
   }
   if (role === 'leader') return 'it led';
+  // A second leader (per-node views) runs PONG workers too: it answers the member's PINGs with
+  // PONGs before this leader reads them, so this one sees no fresh PING.
+  const roles = new Map<string, string>();
+  for (const e of history.entries) {
+    if (e.at > to) break;
+    if (e.kind !== 'update' || e.update.type !== 'role' || e.node === leader.label) continue;
+    if (e.at >= from && (roles.get(e.node) === 'leader' || e.update.role === 'leader')) return `${e.node} led too`;
+    roles.set(e.node, e.update.role);
+  }
+  if ([...roles.values()].includes('leader')) return 'another node led too';
   const involved = (node: string | undefined) => node === undefined || node === id || node === leader.id;
   for (const s of steps) {
     if (s.at > to || stepEnd(s) < from) continue;

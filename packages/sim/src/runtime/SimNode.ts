@@ -1,4 +1,4 @@
-import type { LeaderInfo, NodeState, Role, RosterNode, WatchFunction } from '@roster/election';
+import type { LeaderInfo, NodeState, Role, WatchFunction } from '@roster/election';
 
 /**
  * What the simulator observes of a node: the part of `RosterNode`'s public surface the
@@ -17,10 +17,6 @@ export interface SimNode {
   destroy(): void;
 }
 
-/** The production node as a {@link SimNode}. */
-export function asSimNode(node: RosterNode): SimNode {
-  return node;
-}
 
 /** A {@link SimNode} that forwards to `node`, except for what `overrides` replaces. */
 export function delegate(node: SimNode, overrides: Partial<Pick<SimNode, 'isLeader' | 'watch'>> & { leader?: () => SimNode['leader'] } = {}): SimNode {
