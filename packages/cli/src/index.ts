@@ -1,6 +1,7 @@
 /**
  * `@roster/cli`: the `roster` command line. The package is mostly its bin; these exports let a
- * program run the same commands (or add its own) and read `roster node --json` lines with types.
+ * program run the same commands (or add its own) and read `roster node --json` and
+ * `roster primary run --json` lines with types.
  *
  * @packageDocumentation
  */
@@ -21,3 +22,16 @@ export {
 } from './node/nodeEvents.js';
 export { runDemo, DEMO_DEFAULTS, type DemoOptions } from './demo/runDemo.js';
 export type { DemoSummary } from './demo/summary.js';
+export { runPrimary, type PrimaryRunOptions } from './primary/runPrimary.js';
+export { getPrimary, type PrimaryGetOptions, type PrimaryGetResult, type ExpiredPrimary } from './primary/getPrimary.js';
+export type { PrimaryStoreOptions } from './primary/primaryConfig.js';
+export {
+  formatJsonPrimaryEvent,
+  formatHumanPrimaryEvent,
+  type PrimaryEvent,
+  type PrimaryStartedEvent,
+  type PrimarySeenEvent,
+  type PrimaryActingEvent,
+  type PrimaryStoppedActingEvent,
+  type PrimaryStoppedEvent,
+} from './primary/primaryEvents.js';

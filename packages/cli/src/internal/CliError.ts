@@ -6,6 +6,13 @@ export const ExitCode = Object.freeze({
   failure: 1,
   /** Bad arguments, an invalid configuration, or a store unreachable at start. Nothing ran. */
   usage: 2,
+  /** `roster primary get`: the role type has no primary (empty, expired or corrupt entry). */
+  noPrimary: 3,
+  /**
+   * `roster primary run --exit-on-loss`: the instance stopped acting as primary (superseded,
+   * vanished, or its deadline passed); a supervisor should restart it.
+   */
+  lostPrimary: 4,
   /** A second SIGINT while stopping: exited at once (128 + 2). */
   interruptedSigint: 130,
   /** A second SIGTERM while stopping: exited at once (128 + 15). */

@@ -1,0 +1,147 @@
+import { MemoryKV, Namespace, parseStoreUrl, RosterError, silentLogger, type KV } from '@roster/kv-adapter';
+import { checkUtype, HeartbeatTable, type EntryState } from '@roster/primary';
+import type { CliIO } from '../commands/Command.js';
+import { CliError, ExitCode } from '../internal/CliError.js';
+import { connectStore } from '../internal/connectStore.js';
+import { configProblem, type PrimaryStoreOptions } from './primaryConfig.js';
+import { seconds } from './primaryEvents.js';
+
+/** What `roster primary get` was asked to do, parsed from its arguments. */
+export interface PrimaryGetOptions extends PrimaryStoreOptions {
+  /** One JSON object on stdout. @defaultValue false */
+  readonly json?: boolean;
+}
+
+/** The entry a `get` found expired: the last primary, no longer one. */
+export interface ExpiredPrimary {
+  readonly uuid: string;
+  readonly endpoint: string | null;
+  /** Store time − its last heartbeat, in ms. */
+  readonly ageMs: number;
+  /** True when its holder gave it up on a graceful stop (rather than stopping its heartbeats). */
+  readonly released: boolean;
+}
+
+/**
+ * What `roster primary get --json` prints: one JSON object. `primary`, `endpoint` and `ageMs`
+ * describe the live primary and are `null` when there is none; `state` says what the table holds.
+ */
+export interface PrimaryGetResult {
+  readonly utype: string;
+  /** `live` (a primary), `empty` (never written), `expired` (older than T, or released) or `corrupt`. */
+  readonly state: EntryState['state'];
+  /** The primary's instance id, or `null`. */
+  readonly primary: string | null;
+  /** Where it listens, or `null` (no primary, or none published). */
+  readonly endpoint: string | null;
+  /**
+   * Store time − its last heartbeat, in ms (at least 0: the store's time and the entry are read in
+   * parallel, so a heartbeat written in between would otherwise look a few ms into the future),
+   * or `null`.
+   */
+  readonly ageMs: number | null;
+  /** The store's time of the read, in ms since the epoch. */
+  readonly storeTime: number;
+  /** With `state: "expired"`: the entry that expired. */
+  readonly last?: ExpiredPrimary;
+  /** With `state: "corrupt"`: why the entry was not understood. */
+  readonly reason?: string;
+}
+
+const COMMAND = 'roster primary get';
+
+/**
+ * Reads the primary of a role type once, as the table's readers judge it (store time − last
+ * heartbeat ≤ T), prints it and resolves to 0, or to {@link ExitCode.noPrimary} when there is none.
+ *
+ * @throws {@link CliError} (exit code 2) for an invalid configuration or a store that cannot be
+ *   reached or read.
+ */
+export async function getPrimary(options: PrimaryGetOptions, io: CliIO): Promise<number> {
+  const namespace = checkConfig(options);
+  const kv = await connectStore({
+    command: COMMAND,
+    url: options.store,
+    ...(options.connectTimeoutMs !== undefined && { connectTimeoutMs: options.connectTimeoutMs }),
+    logger: silentLogger,
+  });
+  if (kv === undefined) return ExitCode.ok; // only with a signal, which `get` does not pass
+  try {
+    const state = await read(tableOn(kv, namespace, options), options);
+    const result = toResult(options.utype, state);
+    io.stdout.write(`${options.json ? JSON.stringify(result) : describeResult(result)}\n`);
+    return result.primary === null ? ExitCode.noPrimary : ExitCode.ok;
+  } finally {
+    await kv.close();
+  }
+}
+
+function tableOn(kv: KV, namespace: Namespace, options: PrimaryGetOptions): HeartbeatTable {
+  return new HeartbeatTable({ kv, namespace, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) });
+}
+
+/** Validates every option before any connection, so that a bad one fails at once. */
+function checkConfig(options: PrimaryGetOptions): Namespace {
+  try {
+    parseStoreUrl(options.store);
+    const namespace = new Namespace(options.cluster, options.env);
+    checkUtype(options.utype);
+    tableOn(new MemoryKV(), namespace, options);
+    return namespace;
+  } catch (error) {
+    throw configProblem(COMMAND, error);
+  }
+}
+
+/** One read of the entry, bounded by the connect timeout. */
+async function read(table: HeartbeatTable, options: PrimaryGetOptions): Promise<EntryState> {
+  const timeoutMs = options.connectTimeoutMs ?? 5000;
+  try {
+    return await table.inspect(options.utype, { signal: AbortSignal.timeout(timeoutMs) });
+  } catch (error) {
+    const problem = configProblem(COMMAND, error);
+    if (problem !== error) throw problem;
+    if ((error as { name?: string }).name === 'TimeoutError') {
+      throw new CliError(`${COMMAND}: cannot read the store: no answer within ${timeoutMs} ms`, { cause: error });
+    }
+    if (RosterError.is(error)) {
+      throw new CliError(`${COMMAND}: cannot read the store: ${error.message.replace(/^kv: store unavailable: /, '')}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** The `--json` object for what `inspect` found. */
+export function toResult(utype: string, found: EntryState): PrimaryGetResult {
+  const none = { utype, state: found.state, primary: null, endpoint: null, ageMs: null, storeTime: found.storeTime } as const;
+  switch (found.state) {
+    case 'live':
+      return { ...none, primary: found.entry.uuid, endpoint: found.entry.endpoint ?? null, ageMs: Math.max(0, found.ageMs) };
+    case 'expired': {
+      const { uuid, endpoint, timestamp } = found.entry;
+      return { ...none, last: { uuid, endpoint: endpoint ?? null, ageMs: found.ageMs, released: timestamp === 0 } };
+    }
+    case 'corrupt':
+      return { ...none, reason: found.reason };
+    case 'empty':
+      return none;
+  }
+}
+
+/**
+ * The line `roster primary get` prints without `--json`:
+ * `primary of billing: 3b24… at 10.0.0.7:8080 (heartbeat 412 ms ago)` or `primary of billing: none`.
+ */
+export function describeResult(result: PrimaryGetResult): string {
+  const head = `primary of ${result.utype}:`;
+  if (result.primary !== null) {
+    return `${head} ${result.primary}${result.endpoint === null ? '' : ` at ${result.endpoint}`} (heartbeat ${seconds(result.ageMs ?? 0)} ago)`;
+  }
+  const last = result.last;
+  if (last !== undefined) {
+    const who = `${last.uuid}${last.endpoint === null ? '' : ` at ${last.endpoint}`}`;
+    return `${head} none (the last one, ${who}, ${last.released ? 'released the role' : `last heartbeat ${seconds(last.ageMs)} ago`})`;
+  }
+  if (result.reason !== undefined) return `${head} none (the entry is corrupt: ${result.reason})`;
+  return `${head} none`;
+}

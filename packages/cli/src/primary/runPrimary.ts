@@ -1,0 +1,148 @@
+import { MemoryKV, Namespace, parseStoreUrl, redactStoreUrl, silentLogger, type KV, type Logger } from '@roster/kv-adapter';
+import { generateInstanceId, PrimaryContender } from '@roster/primary';
+import type { CliIO } from '../commands/Command.js';
+import { ExitCode } from '../internal/CliError.js';
+import { connectStore } from '../internal/connectStore.js';
+import { StderrLogger } from '../internal/StderrLogger.js';
+import { StopRequest } from '../internal/StopRequest.js';
+import { configProblem, idGenerator, type PrimaryStoreOptions } from './primaryConfig.js';
+import { formatHumanPrimaryEvent, formatJsonPrimaryEvent, type PrimaryEvent } from './primaryEvents.js';
+
+/** What `roster primary run` was asked to do, parsed from its arguments. */
+export interface PrimaryRunOptions extends PrimaryStoreOptions {
+  /** Where this instance listens, published in its entry (`--endpoint`). */
+  readonly endpoint?: string;
+  /** The instance id of the first term (`--id`). @defaultValue a random UUID without dashes */
+  readonly id?: string;
+  /** I, in ms. @defaultValue 1000 */
+  readonly intervalMs?: number;
+  /**
+   * Exit with {@link ExitCode.lostPrimary} when the instance stops acting as primary for any reason
+   * but a signal, so that a supervisor restarts it (seed 004's "exit itself and restart").
+   * @defaultValue false: start over in-process under a new id
+   */
+  readonly exitOnLoss?: boolean;
+  /** One JSON object per line on stdout. @defaultValue false */
+  readonly json?: boolean;
+  /** Debug logs on stderr. @defaultValue false */
+  readonly verbose?: boolean;
+}
+
+const COMMAND = 'roster primary run';
+
+/**
+ * Runs one contender for the role type until SIGINT or SIGTERM: validates the configuration,
+ * connects to the store, starts a `PrimaryContender`, prints what it sees, and on the first signal
+ * stops it gracefully (stops acting, releases the entry so a successor need not wait T), prints
+ * `stopped`, closes the store and resolves to 0. A second signal resolves at once with 130
+ * (SIGINT) or 143 (SIGTERM). With `exitOnLoss`, losing the role (superseded, vanished, deadline)
+ * ends the run the same way but resolves to {@link ExitCode.lostPrimary}.
+ *
+ * @throws {@link CliError} (exit code 2) for an invalid configuration or a store unreachable at start.
+ */
+export async function runPrimary(options: PrimaryRunOptions, io: CliIO): Promise<number> {
+  const log = new StderrLogger(io.stderr, options.verbose ? 'debug' : 'info');
+  const libraryLog = options.verbose ? log : log.atLeast('warn');
+  checkConfig(options);
+  const stop = new StopRequest(
+    io,
+    (signal) => log.info({ signal }, 'stopping gracefully (send the signal again to exit at once)'),
+    (signal) => log.warn({ signal }, 'second signal: exiting without a graceful stop'),
+  );
+  try {
+    const kv = await connectStore({
+      command: COMMAND,
+      url: options.store,
+      ...(options.connectTimeoutMs !== undefined && { connectTimeoutMs: options.connectTimeoutMs }),
+      logger: libraryLog,
+      signal: stop.signal,
+    });
+    if (kv === undefined) return ExitCode.ok; // stopped while connecting
+    let onLoss!: () => void;
+    const lost = new Promise<'lost'>((resolve) => (onLoss = () => resolve('lost')));
+    let contender: PrimaryContender;
+    try {
+      contender = createContender(options, kv, libraryLog, onLoss);
+    } catch (error) {
+      await kv.close();
+      throw configProblem(COMMAND, error);
+    }
+    const self = contender;
+    const print = printer(io, options.json ?? false);
+    const unsubscribe = subscribe(self, print);
+    const graceful = async (): Promise<number> => {
+      const base = { ts: Date.now(), id: self.uuid, utype: self.utype };
+      print({ ...base, event: 'started', endpoint: self.endpoint ?? null, intervalMs: self.intervalMs, timeoutMs: self.timeoutMs });
+      self.start();
+      log.info(
+        { id: self.uuid, type: self.utype, table: `${options.cluster}/${options.env}`, store: redactStoreUrl(options.store), intervalMs: self.intervalMs, timeoutMs: self.timeoutMs },
+        'contender running',
+      );
+      const why = await Promise.race([stop.whenRequested().then(() => 'signal' as const), lost]);
+      if (why === 'lost') log.warn({ id: self.uuid, exitCode: ExitCode.lostPrimary }, 'lost the primary role: exiting so that a supervisor restarts this process (--exit-on-loss)');
+      await self.stop();
+      print({ ts: Date.now(), id: self.uuid, utype: self.utype, event: 'stopped' });
+      unsubscribe();
+      await kv.close();
+      log.info({ id: self.uuid }, 'contender stopped');
+      return why === 'lost' ? ExitCode.lostPrimary : ExitCode.ok;
+    };
+    return await Promise.race([graceful(), stop.forced]);
+  } finally {
+    stop.dispose();
+  }
+}
+
+function createContender(options: PrimaryRunOptions, kv: KV, logger: Logger, onLoss: () => void): PrimaryContender {
+  return new PrimaryContender({
+    kv,
+    namespace: new Namespace(options.cluster, options.env),
+    utype: options.utype,
+    ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
+    ...(options.intervalMs !== undefined && { intervalMs: options.intervalMs }),
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    generateId: idGenerator(options.id, generateInstanceId),
+    logger,
+    exitOnLoss: options.exitOnLoss ?? false,
+    // The library would call process.exit; the command ends its run instead, and the bin exits.
+    exit: () => onLoss(),
+  });
+}
+
+/** Validates every option before any connection, so that a bad one fails at once. */
+function checkConfig(options: PrimaryRunOptions): void {
+  try {
+    parseStoreUrl(options.store);
+    // A contender on a placeholder store checks the namespace, type, endpoint, id and timing.
+    createContender(options, new MemoryKV(), silentLogger, () => undefined);
+  } catch (error) {
+    throw configProblem(COMMAND, error);
+  }
+}
+
+/** Turns the contender's events into lines; returns the function that unsubscribes them all. */
+function subscribe(contender: PrimaryContender, print: (event: PrimaryEvent) => void): () => void {
+  const utype = contender.utype;
+  const offs = [
+    contender.on('primaryObserved', ({ primary }) =>
+      print({ ts: Date.now(), id: contender.uuid, utype, event: 'primary', primary: primary?.uuid ?? null, endpoint: primary?.endpoint ?? null }),
+    ),
+    contender.on('startedActing', ({ uuid, endpoint, claimedAt }) =>
+      print({ ts: Date.now(), id: uuid, utype, event: 'acting', endpoint: endpoint ?? null, claimedAt }),
+    ),
+    contender.on('stoppedActing', ({ uuid, reason, actedForMs }) =>
+      print({ ts: Date.now(), id: uuid, utype, event: 'stopped-acting', reason, actedForMs: Math.round(actedForMs) }),
+    ),
+  ];
+  return () => offs.forEach((off) => off());
+}
+
+/** Writes each event as a line on stdout; nothing after `stopped`. */
+function printer(io: CliIO, json: boolean): (event: PrimaryEvent) => void {
+  let stopped = false;
+  return (event) => {
+    if (stopped) return;
+    if (event.event === 'stopped') stopped = true;
+    io.stdout.write(`${json ? formatJsonPrimaryEvent(event) : formatHumanPrimaryEvent(event)}\n`);
+  };
+}
