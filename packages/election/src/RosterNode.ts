@@ -482,6 +482,8 @@ export class RosterNode {
           this.#main.poke();
           return;
         }
+        // A publication that lands after the lease ran out (a pause, a slow store) does not revive it.
+        if (clock.now() >= this.#leaseUntil) return this.#stepDown('lease-expired');
         this.#stats.count('publish');
         lead.me = next;
         lead.raw = raw;
