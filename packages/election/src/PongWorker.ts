@@ -69,7 +69,9 @@ export class PongWorker {
         return { nonce, parsed: value === null ? undefined : parseIdKeyValue(value) };
       }),
     );
-    if (reads.some((r) => r.parsed?.kind === 'leave')) {
+    // A LEAVE counts only where the follower was last found: one left at another nonce by an
+    // earlier run of the same id (which had moved there) must not remove the node running now.
+    if (reads.some((r) => r.parsed?.kind === 'leave' && r.nonce === this.#key.nonce)) {
       this.#onLeave();
       return;
     }

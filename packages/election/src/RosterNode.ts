@@ -18,7 +18,7 @@ import {
   type LeaderWindowRead,
   type Member,
 } from '@roster/follower';
-import { KeyUnavailableError, type CompoundKey, type Timer } from '@roster/kv-adapter';
+import { KeyUnavailableError, readWindow, writeMoving, type CompoundKey, type Timer } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import type { LeaderInfo, Role, RosterUpdate, WatchFunction } from './events.js';
 import { JoinPoller } from './JoinPoller.js';
@@ -372,6 +372,8 @@ export class RosterNode {
 
   async #claim(c: Candidacy, read: LeaderWindowRead): Promise<void> {
     const { clock, settleMs, operationTimeoutMs, weight } = this.#cfg;
+    this.#maxEra = Math.max(this.#maxEra, await this.#readEraRecord());
+    if (this.#role !== 'candidate' || this.#candidacy !== c) return;
     const era = this.#maxEra + 1;
     for (const slot of read.slots) {
       if (slot.state === 'unavailable') continue;
@@ -438,7 +440,29 @@ export class RosterNode {
     this.#setMembers({ ...claim, members: membership.list() });
     this.#syncWorkers(lead);
     lead.poller.start();
+    this.#recordEra(claim.era);
     this.#main.poke();
+  }
+
+  /** The highest era in the era key's window (0 when none can be read). Never rejects. */
+  async #readEraRecord(): Promise<number> {
+    const { kv, clock, operationTimeoutMs } = this.#cfg;
+    const slots = await withDeadline(clock, operationTimeoutMs, 'era read', readWindow(kv, this.#keys.era())).catch(() => []);
+    let max = 0;
+    for (const slot of slots) {
+      if (!slot.ok || slot.value === null) continue;
+      if (/^[1-9]\d{0,15}$/.test(slot.value) && Number.isSafeInteger(Number(slot.value))) max = Math.max(max, Number(slot.value));
+      else this.#stats.count('garbage');
+    }
+    return max;
+  }
+
+  /** Records a new leader's era at the era key (best effort). */
+  #recordEra(era: number): void {
+    const { kv, clock, operationTimeoutMs } = this.#cfg;
+    void writeMoving(this.#keys.era(), (k) => withDeadline(clock, operationTimeoutMs, 'era write', kv.set(k, String(era)))).catch(
+      (error: unknown) => this.#cfg.logger.debug({ err: error }, 'could not record the era'),
+    );
   }
 
   /**
@@ -607,7 +631,11 @@ export class RosterNode {
     const prev = this.#bestSeen;
     const better = prev === undefined || compareLeadership(best, prev) < 0;
     const newer = prev !== undefined && sameLeadership(best, prev) && best.version > prev.version;
-    if (!better && !newer) return;
+    // A follower whose remembered leadership went still stands for election, with a higher era.
+    // An observer never stands: it moves on to what the store shows now, even a worse leadership
+    // (after the store lost its data, the better one may exist nowhere any more).
+    const moveOn = this.#role === 'observer' && !sameLeadership(best, prev) && this.#staleness.isStale(read.at, this.#cfg.timeoutMs);
+    if (!better && !newer && !moveOn) return;
     this.#bestSeen = best;
     this.#staleness.observe(best, read.at);
     if (this.#role === 'leader') return;

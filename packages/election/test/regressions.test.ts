@@ -59,3 +59,59 @@ describe('repeated failovers', () => {
     await c.stopAll();
   });
 });
+
+describe('found by the simulator', () => {
+  const ns = 'roster/test/spec/';
+
+  it('an observer follows the leader elected after the store lost its data, even at a lower era', async () => {
+    const c = new Cluster();
+    c.add('obs', { observer: true });
+    await c.start('obs', 'a');
+    await c.until(() => c.converged(), 20 * T);
+    await c.clock.advance(2 * T);
+    void c.nodes.get('a')!.stop();
+    await c.clock.advance(2 * I);
+    c.store.inner.flushAll();
+    await c.start('b');
+    await c.until(() => c.converged(), 20 * T, 'the observer follows b');
+    expect(c.nodes.get('obs')!.leader?.id).toBe('b');
+    await c.stopAll();
+  });
+
+  it('a LEAVE left at another nonce by an earlier run of the same id does not remove the node running now', async () => {
+    const c = new Cluster();
+    await c.start('a', 'b');
+    await c.until(() => c.converged(), 20 * T);
+    const follower = c.live().find((n) => !n.isLeader())!;
+    c.store.dead.add(`${ns}id/${follower.id} 0`);
+    await c.clock.advance(2 * I);
+    c.store.dead.clear();
+    void follower.stop();
+    await c.clock.advance(I);
+    expect(await c.store.inner.get(`${ns}id/${follower.id} 1`)).toBe('LEAVE');
+    c.nodes.delete(follower.id);
+    await c.start(follower.id);
+    await c.until(() => c.converged(), 10 * T, 'rejoined');
+    await c.clock.advance(4 * T);
+    expect(c.converged()).toBe(true);
+    await c.stopAll();
+  });
+
+  it('a node that restarts while the leader key holding the highest era is unavailable still claims a higher era', async () => {
+    const c = new Cluster();
+    await c.start('a');
+    await c.until(() => c.converged(), 20 * T);
+    const a = c.nodes.get('a')!;
+    const token = a.leader!.token;
+    c.store.dead.add(`${ns}leader 0`);
+    a.destroy();
+    c.nodes.delete('a');
+    await c.start('a');
+    await c.until(() => c.leaders().length === 1, 20 * T, 'a leads again');
+    expect(c.leaders()[0]!.leader!.token).toBeGreaterThan(token);
+    c.store.dead.clear();
+    await c.clock.advance(3 * T);
+    expect(c.leaders()[0]!.leader!.token).toBeGreaterThan(token);
+    await c.stopAll();
+  });
+});

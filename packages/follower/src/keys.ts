@@ -8,6 +8,7 @@ import { CompoundKey, Namespace } from '@roster/kv-adapter';
  * | `<prefix>leader <n>` | the broadcast `Era Nonce Version Id member…` | the leader; candidates' claims |
  * | `<prefix>join <n>` | ` id id:weight …`, appended | joining followers; taken by the leader |
  * | `<prefix>id/<id> <n>` | `PING <seq>`, `PONG <seq>` or `LEAVE` | the follower `<id>` and the leader |
+ * | `<prefix>era <n>` | the era of the latest election, a decimal integer | each new leader, once |
  */
 export class RosterKeys {
   /** The namespace the keys live in. */
@@ -28,6 +29,15 @@ export class RosterKeys {
   /** A fresh handle on the join key, at nonce 0. */
   join(): CompoundKey {
     return new CompoundKey(this.namespace.key('join'), { window: this.window });
+  }
+
+  /**
+   * A fresh handle on the era key, at nonce 0: a second record of the highest era, on another key
+   * (so, in Redis Cluster, usually another shard) than the leader key, read by candidates so that
+   * a leader key made unavailable cannot hide the era they must exceed.
+   */
+  era(): CompoundKey {
+    return new CompoundKey(this.namespace.key('era'), { window: this.window });
   }
 
   /** A fresh handle on the id key of node `id`, at nonce 0. */
