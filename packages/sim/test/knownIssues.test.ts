@@ -5,6 +5,9 @@ import { checkRun, formatScenario, KNOWN_ISSUES, runScenario } from '../src/inde
 // (`it.fails`); when a fix lands, its test fails: remove the issue from KNOWN_ISSUES so that chaos
 // runs stop skipping the scenarios it covers.
 describe('known issues, still open', () => {
+  it('the list names each issue once', () => {
+    expect(new Set(KNOWN_ISSUES.map((i) => i.id)).size).toBe(KNOWN_ISSUES.length);
+  });
   for (const issue of KNOWN_ISSUES) {
     it.fails(`${issue.id}: ${issue.title}`, async () => {
       expect(issue.covers(issue.counterexample)).toBe(true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkRun, runScenario, type Scenario } from '../src/index.js';
+import { checkRun, runScenario, type PropertyName, type Scenario } from '../src/index.js';
 
 const timing = { intervalMs: 1000, timeoutMs: 5000 };
 
@@ -43,6 +43,45 @@ describe('regressions found by the simulator', () => {
     ] as Scenario['steps'][]) {
       const run = await runScenario({ seed: 0, timing, steps });
       expect(checkRun(run).violations).toEqual([]);
+    }
+  });
+
+  it('fixed issues stay fixed: observer after data loss, a stale LEAVE, an era hidden by an unavailable leader key', async () => {
+    for (const [property, steps] of [
+      // An observer remembered a better leadership that the store no longer had.
+      [
+        'convergence',
+        [
+          { at: 0, do: 'start', node: 'n1', observer: true },
+          { at: 0, do: 'start', node: 'n2' },
+          { at: 5005, do: 'stop', node: 'n2' },
+          { at: 6005, do: 'flush' },
+          { at: 6295, do: 'start', node: 'n3' },
+        ],
+      ],
+      // A LEAVE left at nonce 1 of n1's id key by its previous run removed the new run again and again.
+      [
+        'no-member-lost',
+        [
+          { at: 0, do: 'start', node: 'n1' },
+          { at: 0, do: 'start', node: 'n2' },
+          { at: 0, do: 'keyUnavailable', keys: 'id/n1 0', forMs: 5 },
+          { at: 5, do: 'stop', node: 'n1' },
+          { at: 5, do: 'restart', node: 'n1' },
+        ],
+      ],
+      // The restarted n1 could not read the era at 'leader 0' and led with a lower fencing token.
+      [
+        'monotonic',
+        [
+          { at: 4980, do: 'start', node: 'n1' },
+          { at: 10_485, do: 'keyUnavailable', keys: 'leader 0', forMs: 5505 },
+          { at: 10_485, do: 'restart', node: 'n1' },
+        ],
+      ],
+    ] as [PropertyName, Scenario['steps']][]) {
+      const run = await runScenario({ seed: 0, timing, steps });
+      expect(checkRun(run, [property]).violations).toEqual([]);
     }
   });
 });

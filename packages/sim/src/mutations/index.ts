@@ -2,7 +2,7 @@ import { blindLeader } from './blindLeader.js';
 import { lenientParser } from './lenientParser.js';
 import { memorylessFollower } from './memorylessFollower.js';
 import type { Mutation } from './Mutation.js';
-import { emptyMeansLeave } from './emptyMeansLeave.js';
+import { leaveAnywhere } from './leaveAnywhere.js';
 import { noSelfFencing } from './noSelfFencing.js';
 import { partialWindow } from './partialWindow.js';
 import { undyingMembers } from './undyingMembers.js';
@@ -13,7 +13,7 @@ export const MUTATIONS: readonly Mutation[] = [
   memorylessFollower,
   partialWindow,
   lenientParser,
-  emptyMeansLeave,
+  leaveAnywhere,
   noSelfFencing,
   blindLeader,
 ];

@@ -4,8 +4,8 @@ import { overrideKV } from './wrapKV.js';
 
 /**
  * A node (`n2`, as if it ran a broken build during a rolling upgrade) whose window loop starts at
- * nonce 1: it never sees nonce 0 of the leader key, so it claims and leads at another nonce with an
- * era it computed without the current leader's, and a fencing token below it.
+ * nonce 1: it never sees nonce 0 of the leader key nor of the era key, so it claims and leads at
+ * another nonce with an era it computed without the current leader's, and a fencing token below it.
  */
 export const partialWindow: Mutation = {
   name: 'partial-window',
@@ -13,11 +13,11 @@ export const partialWindow: Mutation = {
   rejectedBy: 'monotonic',
   wrapKV(kv, context) {
     if (context.id !== 'n2') return kv;
-    const blind = `${context.prefix}leader 0`;
+    const blind = new Set([`${context.prefix}leader 0`, `${context.prefix}era 0`]);
     const refuse = (key: string): Promise<never> => Promise.reject(new KeyUnavailableError(key, { reason: 'partial-window mutation' }));
     return overrideKV(kv, {
-      get: (key, options) => (key === blind ? refuse(key) : kv.get(key, options)),
-      compareAndSet: (key, expected, value, options) => (key === blind ? refuse(key) : kv.compareAndSet(key, expected, value, options)),
+      get: (key, options) => (blind.has(key) ? refuse(key) : kv.get(key, options)),
+      compareAndSet: (key, expected, value, options) => (blind.has(key) ? refuse(key) : kv.compareAndSet(key, expected, value, options)),
     });
   },
 };
