@@ -8,8 +8,9 @@ import type { Clock, CompoundKey, KV, Logger } from '@roster/kv-adapter';
  * the others or the broadcast.
  *
  * The follower moves its id key to the next nonce when the key is unavailable; the worker reads
- * the nonce where it last found the follower and the next one (the whole window on its first
- * round, or after a timeout without news), and follows it.
+ * the nonce where it last found the follower and the next one (the whole window until its first
+ * news, and again after T/2 without news), and follows it. News is a PING whose value changed
+ * since the worker's previous read of that nonce, so leftovers of a dead follower never count.
  */
 export class PongWorker {
   readonly #kv: KV;
@@ -20,7 +21,8 @@ export class PongWorker {
   readonly #onPing: () => void;
   readonly #onLeave: () => void;
   readonly #ticker: Ticker;
-  #lastSeq: number | undefined;
+  /** What this worker last read at each nonce (`null`: nothing there). */
+  readonly #seen = new Map<number, string | null>();
   #lastNewsAt: number;
   #scanAll = true;
 
@@ -62,11 +64,10 @@ export class PongWorker {
     const nonces = this.#scanAll || this.#clock.now() - this.#lastNewsAt > this.#timeoutMs / 2
       ? Array.from({ length: window }, (_, n) => n)
       : [...new Set([this.#key.nonce, (this.#key.nonce + 1) % window])];
-    this.#scanAll = false;
     const reads = await Promise.all(
       nonces.map(async (nonce) => {
-        const value = await withDeadline(this.#clock, this.#opTimeoutMs, 'id key read', this.#kv.get(this.#key.at(nonce))).catch(() => null);
-        return { nonce, parsed: value === null ? undefined : parseIdKeyValue(value) };
+        const value = await withDeadline(this.#clock, this.#opTimeoutMs, 'id key read', this.#kv.get(this.#key.at(nonce))).catch(() => undefined);
+        return { nonce, value, parsed: value ? parseIdKeyValue(value) : undefined };
       }),
     );
     // A LEAVE counts only where the follower was last found: one left at another nonce by an
@@ -75,15 +76,22 @@ export class PongWorker {
       this.#onLeave();
       return;
     }
-    // The live PING is the one that changed; prefer the nonce in use, then the others in order.
-    const fresh = reads.find((r) => r.parsed?.kind === 'ping' && r.parsed.seq !== this.#lastSeq && r.nonce === this.#key.nonce)
-      ?? reads.find((r) => r.parsed?.kind === 'ping' && r.parsed.seq !== this.#lastSeq);
+    // A PING is news only when the value at its nonce changed since this worker last read that
+    // nonce: PINGs a dead follower left behind at other nonces never count. The nonce in use is
+    // preferred, then the others in order.
+    const fresh = [...reads]
+      .sort((a, b) => Number(b.nonce === this.#key.nonce) - Number(a.nonce === this.#key.nonce))
+      .find((r) => r.parsed?.kind === 'ping' && this.#seen.has(r.nonce) && this.#seen.get(r.nonce) !== r.value);
+    for (const r of reads) if (r.value !== undefined) this.#seen.set(r.nonce, r.value);
     if (fresh?.parsed?.kind !== 'ping') return;
-    const seq = fresh.parsed.seq;
-    this.#lastSeq = seq;
+    this.#scanAll = false;
     this.#lastNewsAt = this.#clock.now();
     this.#key.moveTo(fresh.nonce);
     this.#onPing();
-    await withDeadline(this.#clock, this.#opTimeoutMs, 'PONG', this.#kv.set(this.#key.current, `PONG ${seq}`)).catch(() => undefined);
+    const pong = `PONG ${fresh.parsed.seq}`;
+    await withDeadline(this.#clock, this.#opTimeoutMs, 'PONG', this.#kv.set(this.#key.current, pong)).then(
+      () => this.#seen.set(fresh.nonce, pong),
+      () => undefined,
+    );
   }
 }

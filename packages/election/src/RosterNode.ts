@@ -617,6 +617,10 @@ export class RosterNode {
     this.#stats.count('leader.read');
     const read = await this.#window.read();
     this.#readEwma = ewma(this.#readEwma, read.at - read.startedAt);
+    // Reads come every interval; a longer gap means we were not looking (see Staleness.sawRead).
+    const maxGap = 2 * this.#cfg.intervalMs;
+    this.#staleness.sawRead(read.startedAt, read.at, maxGap);
+    this.#candidacy?.others.sawRead(read.startedAt, read.at, maxGap);
     return read;
   }
 

@@ -10,6 +10,7 @@ import { isGoodbye, sameLeadership, type Broadcast } from './broadcast.js';
 export class Staleness {
   #tracked: Broadcast | undefined;
   #changedAt: number;
+  #lastReadStartedAt: number | undefined;
 
   /** Starts with "nothing seen" as the tracked value, changed at `now`. */
   constructor(now: number) {
@@ -40,7 +41,21 @@ export class Staleness {
   clone(): Staleness {
     const copy = new Staleness(this.#changedAt);
     copy.#tracked = this.#tracked;
+    copy.#lastReadStartedAt = this.#lastReadStartedAt;
     return copy;
+  }
+
+  /**
+   * Records that a read started at `startedAt` and completed at `at`. Stillness is only evidence
+   * while the reader was looking: after a gap longer than `maxGapMs` between two reads (the
+   * process was paused, or its loop stalled) whatever changed in between went unseen, so the
+   * tracked value counts as still only from this read on.
+   */
+  sawRead(startedAt: number, at: number, maxGapMs: number): void {
+    if (this.#lastReadStartedAt !== undefined && startedAt - this.#lastReadStartedAt > maxGapMs) {
+      this.#changedAt = Math.max(this.#changedAt, at);
+    }
+    this.#lastReadStartedAt = startedAt;
   }
 
   /**
