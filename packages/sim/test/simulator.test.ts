@@ -88,11 +88,13 @@ describe('the simulator', () => {
     const during = ops(run, () => true).filter((r) => r.at > 10_000 && r.at < 14_000);
     expect(during).toEqual([]);
     // n1 led before the pause, stops counting as leader at its renew deadline (T/2 after its last
-    // cycle started), and leads again once it resumes and publishes.
+    // cycle started), steps down when it resumes, and, having not looked during the pause, watches
+    // its own last broadcast stay still for T before it leads again (T + 2I after resuming).
     const at = (t: number) => run.history.samples.filter((s) => s.at <= t).at(-1)!.leaders;
     expect(at(9999)).toEqual(['n1']);
     expect(at(13_999)).toEqual([]);
-    expect(at(15_000)).toEqual(['n1']);
+    expect(at(15_000)).toEqual([]);
+    expect(at(14_000 + 5000 + 2 * 1000)).toEqual(['n1']);
     expect(run.history.entries.some((e) => e.kind === 'resumed' && e.at === 14_000)).toBe(true);
   });
 
