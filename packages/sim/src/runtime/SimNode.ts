@@ -19,7 +19,7 @@ export interface SimNode {
 
 
 /** A {@link SimNode} that forwards to `node`, except for what `overrides` replaces. */
-export function delegate(node: SimNode, overrides: Partial<Pick<SimNode, 'isLeader' | 'watch'>> & { leader?: () => SimNode['leader'] } = {}): SimNode {
+export function delegate(node: SimNode, overrides: Partial<Pick<SimNode, 'isLeader' | 'watch'>> = {}): SimNode {
   return {
     id: node.id,
     get state() {
@@ -29,7 +29,7 @@ export function delegate(node: SimNode, overrides: Partial<Pick<SimNode, 'isLead
       return node.role;
     },
     get leader() {
-      return overrides.leader ? overrides.leader() : node.leader;
+      return node.leader;
     },
     get memberIds() {
       return node.memberIds;

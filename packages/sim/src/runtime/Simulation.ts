@@ -154,7 +154,10 @@ class Simulation {
         const live = this.#current.get(step.node);
         if (!live || live.node.state !== 'running') return 'not running';
         live.gate.run(() => {
-          void live.node.stop().then(() => this.#ended(live, 'stopped'));
+          live.node.stop().then(
+            () => this.#ended(live, 'stopped'),
+            (error: unknown) => this.#history.add({ at: this.#clock.now(), kind: 'anomaly', node: live.incarnation.label, message: `stop() rejected: ${String(error)}` }),
+          );
         });
         return undefined;
       }
@@ -210,7 +213,7 @@ class Simulation {
         this.#store.flushAll();
         return undefined;
       case 'garbage':
-        for (const key of concreteKeys(this.#prefix, step.key, this.#window)) void this.#store.set(key, step.value);
+        for (const key of concreteKeys(this.#prefix, step.key, this.#window)) void this.#store.set(key, step.value).catch(() => undefined);
         return undefined;
     }
   }
@@ -239,7 +242,7 @@ class Simulation {
     this.#current.set(id, live);
     this.#all.push(live);
     live.unwatch = node.watch((update) => this.#onUpdate(live, update));
-    void node.start();
+    node.start().catch((error: unknown) => this.#history.add({ at: clock.now(), kind: 'anomaly', node: incarnation.label, message: `start() rejected: ${String(error)}` }));
   }
 
   /**
