@@ -37,8 +37,16 @@ export function leaderships(run: Run): Leadership[] {
  * below. A drop is excused (not returned) when the store lost data in between: a flush, or garbage
  * written into the leader key, can erase the only record of the higher era.
  */
+/** When the store lost the record of the era: a flush, or garbage written over a leader key. */
+function eraLosses(run: Run): number[] {
+  return run.history
+    .appliedSteps()
+    .filter((s) => s.do === 'flush' || (s.do === 'garbage' && (s.key.startsWith('leader ') || s.key.startsWith('era '))))
+    .map((s) => s.at);
+}
+
 export function tokenInversions(run: Run): { earlier: Leadership; later: Leadership }[] {
-  const losses = run.history.appliedSteps().filter((s) => s.do === 'flush' || (s.do === 'garbage' && s.key.startsWith('leader ')));
+  const losses = eraLosses(run).map((at) => ({ at }));
   const inversions: { earlier: Leadership; later: Leadership }[] = [];
   let top: Leadership | undefined;
   for (const l of leaderships(run)) {
@@ -59,14 +67,18 @@ export function tokenInversions(run: Run): { earlier: Leadership; later: Leaders
  */
 export const monotonic: Property = {
   name: 'monotonic',
-  summary: "the era a node follows never decreases; each new leader's fencing token exceeds every earlier leader's (shared views)",
+  summary: "the era a node follows never decreases; each new leader's fencing token exceeds every earlier leader's (shared views); a drop across data loss is excused",
   check(run) {
     const violations: Violation[] = [];
+    const losses = eraLosses(run);
     for (const inc of run.history.incarnations) {
       let last: { at: number; era: number; id: string } | undefined;
       for (const { at, update } of run.history.updatesOf(inc.label)) {
         if (update.type !== 'leader' || update.leader === undefined) continue;
-        if (last !== undefined && update.leader.era < last.era) {
+        // After the store lost its data the higher era may exist nowhere any more (an observer
+        // then moves on to the leader elected since): excused, as for fencing tokens below.
+        const excused = last !== undefined && losses.some((t) => t >= last!.at && t <= at);
+        if (last !== undefined && update.leader.era < last.era && !excused) {
           violations.push({
             property: 'monotonic',
             at,
