@@ -109,6 +109,11 @@ export class RosterNode {
   #staleTimer: Timer | undefined;
   #candidacy: Candidacy | undefined;
   #lead: Leadership | undefined;
+  /** While leading: the local time until which this node may call itself leader. */
+  #leaseUntil = 0;
+  /** The latency sensor's moving averages. */
+  #readEwma: number | undefined;
+  #rttEwma: number | undefined;
 
   /** @internal Use `createNode()`. */
   constructor(config: ResolvedConfig) {
@@ -188,8 +193,6 @@ export class RosterNode {
     return { windowReadMs: this.#readEwma, pongRoundTripMs: this.#rttEwma };
   }
 
-  #readEwma: number | undefined;
-  #rttEwma: number | undefined;
 
   /** Counters of what the node did: KV reads and writes by purpose, garbage seen, elections. */
   get stats(): Readonly<Record<string, number>> {
@@ -304,8 +307,7 @@ export class RosterNode {
     // The PONG path applies only while the leader we follow is the best we know: during an
     // election (a claim is the best) we wait for it to confirm or go still, or claims would keep
     // overtaking one another.
-    const following = this.#leader !== undefined && this.#bestSeen !== undefined && this.#bestSeen.id === this.#leader.id &&
-      this.#bestSeen.era === this.#leader.era && this.#bestSeen.nonce === this.#leader.nonce;
+    const following = this.#leader !== undefined && sameLeadership(this.#bestSeen, { ...this.#leader, version: 0, members: [] });
     if (listed && following && now - this.#pongBase >= this.#cfg.timeoutMs) return this.#becomeCandidate('pong-timeout');
     if (this.#leader !== undefined && !listed && this.#joiner.due(Math.max(this.#cfg.timeoutMs, 3 * this.#cfg.intervalMs))) {
       await this.#joiner.append().then(
@@ -537,7 +539,6 @@ export class RosterNode {
     }, Math.max(0, this.#leaseUntil - clock.now()));
   }
 
-  #leaseUntil = 0;
 
   /** Starts a PONG worker for every follower, stops those of members gone. */
   #syncWorkers(lead: Leadership): void {
