@@ -13,6 +13,7 @@ import {
   isClaim,
   isGoodbye,
   sameLeadership,
+  supersedes,
   withDeadline,
   type Broadcast,
   type LeaderWindowRead,
@@ -351,9 +352,7 @@ export class RosterNode {
     if (this.#role !== 'candidate' || this.#candidacy !== c) return;
     this.#absorb(read);
     const others = bestBroadcast(read.broadcasts.filter((b) => !sameLeadership(b, c.claim)));
-    if (others && (c.others.tracked === undefined || compareLeadership(others, c.others.tracked) < 0 || (sameLeadership(others, c.others.tracked) && others.version > c.others.tracked.version))) {
-      c.others.observe(others, read.at);
-    }
+    if (others && supersedes(others, c.others.tracked)) c.others.observe(others, read.at);
 
     if (c.claim === undefined) {
       if (others && (c.basis === undefined || compareLeadership(others, c.basis) < 0)) return this.#becomeFollower('better-leader-seen');
@@ -634,13 +633,11 @@ export class RosterNode {
     const best = read.best;
     if (best === undefined) return;
     const prev = this.#bestSeen;
-    const better = prev === undefined || compareLeadership(best, prev) < 0;
-    const newer = prev !== undefined && sameLeadership(best, prev) && best.version > prev.version;
     // A follower whose remembered leadership went still stands for election, with a higher era.
     // An observer never stands: it moves on to what the store shows now, even a worse leadership
     // (after the store lost its data, the better one may exist nowhere any more).
     const moveOn = this.#role === 'observer' && !sameLeadership(best, prev) && this.#staleness.isStale(read.at, this.#cfg.timeoutMs);
-    if (!better && !newer && !moveOn) return;
+    if (!supersedes(best, prev) && !moveOn) return;
     this.#bestSeen = best;
     this.#staleness.observe(best, read.at);
     if (this.#role === 'leader') return;

@@ -101,6 +101,16 @@ export function sameLeadership(a: Broadcast | undefined, b: Broadcast | undefine
 }
 
 /**
+ * True when `next` is news over `known`: a better leadership, or a later version of the same one
+ * (anything is news over nothing).
+ */
+export function supersedes(next: Broadcast, known: Broadcast | undefined): boolean {
+  if (known === undefined) return true;
+  const c = compareLeadership(next, known);
+  return c < 0 || (c === 0 && next.version > known.version);
+}
+
+/**
  * Picks the best broadcast: the best leadership by {@link compareLeadership}, and of its copies
  * (a leader that moved to another nonce leaves an older copy behind) the highest version.
  */

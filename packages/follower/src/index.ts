@@ -16,6 +16,7 @@ export {
   isClaim,
   compareLeadership,
   sameLeadership,
+  supersedes,
   bestBroadcast,
   fencingToken,
   MAX_MEMBERS,
