@@ -8,6 +8,7 @@ import {
   parseBroadcast,
   parseIdKeyValue,
   parseMember,
+  supersedes,
   type Broadcast,
 } from '../src/index.js';
 
@@ -69,6 +70,17 @@ describe('the broadcast codec', () => {
       const c = compareLeadership(a, b);
       if (c < 0 && !(a.era === b.era && a.nonce === b.nonce)) expect(fencingToken(a) > fencingToken(b)).toBe(true);
     }), { seed: 3 });
+  });
+
+  it('news is a better leadership or a later version of the same one, never an older one', () => {
+    const known = { era: 2, nonce: 1, version: 5, id: 'x', members: [] };
+    expect(supersedes(known, undefined)).toBe(true);
+    expect(supersedes({ ...known, version: 6 }, known)).toBe(true);
+    expect(supersedes({ ...known, version: 5 }, known)).toBe(false);
+    expect(supersedes({ ...known, version: 4 }, known)).toBe(false);
+    expect(supersedes({ ...known, era: 3, version: 0 }, known)).toBe(true);
+    expect(supersedes({ ...known, nonce: 0, version: 1 }, known)).toBe(true);
+    expect(supersedes({ ...known, era: 1, version: 99 }, known)).toBe(false);
   });
 
   it('of two copies of one leadership, the best is the higher version', () => {
