@@ -32,12 +32,7 @@ export function leaderships(run: Run): Leadership[] {
   return found;
 }
 
-/**
- * Leaderships whose token is not above every earlier one's, each with the earlier one it fell
- * below. A drop is excused (not returned) when the store lost data in between: a flush, or garbage
- * written into the leader key, can erase the only record of the higher era.
- */
-/** When the store lost the record of the era: a flush, or garbage written over a leader key. */
+/** When the store lost the record of the era: a flush, or garbage written over a leader or era key. */
 function eraLosses(run: Run): number[] {
   return run.history
     .appliedSteps()
@@ -45,13 +40,18 @@ function eraLosses(run: Run): number[] {
     .map((s) => s.at);
 }
 
+/**
+ * Leaderships whose token is not above every earlier one's, each with the earlier one it fell
+ * below. A drop is excused (not returned) when the store lost data in between: a flush, or garbage
+ * written into the leader key, can erase the only record of the higher era.
+ */
 export function tokenInversions(run: Run): { earlier: Leadership; later: Leadership }[] {
-  const losses = eraLosses(run).map((at) => ({ at }));
+  const losses = eraLosses(run);
   const inversions: { earlier: Leadership; later: Leadership }[] = [];
   let top: Leadership | undefined;
   for (const l of leaderships(run)) {
     if (top !== undefined && l.token <= top.token) {
-      const excused = losses.some((s) => s.at >= top!.at && s.at <= l.at);
+      const excused = losses.some((at) => at >= top!.at && at <= l.at);
       if (!excused) inversions.push({ earlier: top, later: l });
       if (excused) top = l;
       continue;
