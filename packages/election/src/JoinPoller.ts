@@ -1,6 +1,21 @@
 import { Ticker, parseMember, withDeadline, type Member } from '@roster/follower';
 import type { Clock, CompoundKey, KV, Logger } from '@roster/kv-adapter';
 
+/** Options of {@link JoinPoller}. */
+export interface JoinPollerOptions {
+  readonly kv: KV;
+  /** The join key. */
+  readonly key: CompoundKey;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly intervalMs: number;
+  readonly opTimeoutMs: number;
+  /** Receives the joiners of each poll that found some. */
+  readonly onJoin: (members: Member[]) => void;
+  /** Called once per token that does not parse. */
+  readonly onGarbage: () => void;
+}
+
 /**
  * The leader's JOIN poller (seed 003 §4): every interval it takes the content of every nonce of
  * the join key, atomically (read-and-delete in one step, so an id appended at the same moment is
@@ -8,32 +23,11 @@ import type { Clock, CompoundKey, KV, Logger } from '@roster/kv-adapter';
  * loop. Tokens that do not parse are reported and dropped.
  */
 export class JoinPoller {
-  readonly #kv: KV;
-  readonly #key: CompoundKey;
-  readonly #clock: Clock;
-  readonly #logger: Logger;
-  readonly #opTimeoutMs: number;
-  readonly #onJoin: (members: Member[]) => void;
-  readonly #onGarbage: () => void;
+  readonly #o: JoinPollerOptions;
   readonly #ticker: Ticker;
 
-  constructor(options: {
-    kv: KV;
-    key: CompoundKey;
-    clock: Clock;
-    logger: Logger;
-    intervalMs: number;
-    opTimeoutMs: number;
-    onJoin: (members: Member[]) => void;
-    onGarbage: () => void;
-  }) {
-    this.#kv = options.kv;
-    this.#key = options.key;
-    this.#clock = options.clock;
-    this.#logger = options.logger;
-    this.#opTimeoutMs = options.opTimeoutMs;
-    this.#onJoin = options.onJoin;
-    this.#onGarbage = options.onGarbage;
+  constructor(options: JoinPollerOptions) {
+    this.#o = options;
     this.#ticker = new Ticker({ clock: options.clock, periodMs: options.intervalMs, logger: options.logger, name: 'join-poller', step: () => this.poll() });
   }
 
@@ -49,10 +43,11 @@ export class JoinPoller {
 
   /** Polls every nonce of the join key once. */
   async poll(): Promise<void> {
+    const { kv, key, clock, logger, opTimeoutMs } = this.#o;
     const taken = await Promise.all(
-      this.#key.keys().map((k) =>
-        withDeadline(this.#clock, this.#opTimeoutMs, 'join take', this.#kv.take(k)).catch((error: unknown) => {
-          this.#logger.debug({ err: error, key: k }, 'join key not taken');
+      key.keys().map((k) =>
+        withDeadline(clock, opTimeoutMs, 'join take', kv.take(k)).catch((error: unknown) => {
+          logger.debug({ err: error, key: k }, 'join key not taken');
           return null;
         }),
       ),
@@ -65,11 +60,11 @@ export class JoinPoller {
         const m = parseMember(token);
         if (m) joiners.push(m);
         else {
-          this.#onGarbage();
-          this.#logger.warn({ token: token.slice(0, 80) }, 'ignoring a join-key token that does not parse');
+          this.#o.onGarbage();
+          this.#o.logger.warn({ token: token.slice(0, 80) }, 'ignoring a join-key token that does not parse');
         }
       }
     }
-    if (joiners.length > 0) this.#onJoin(joiners);
+    if (joiners.length > 0) this.#o.onJoin(joiners);
   }
 }

@@ -1,6 +1,22 @@
 import { Ticker, parseIdKeyValue, withDeadline } from '@roster/follower';
 import type { Clock, CompoundKey, KV, Logger } from '@roster/kv-adapter';
 
+/** Options of {@link PongWorker}. */
+export interface PongWorkerOptions {
+  readonly kv: KV;
+  /** The follower's id key; the worker moves it to where it finds the follower. */
+  readonly key: CompoundKey;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  readonly opTimeoutMs: number;
+  /** Called on each news: a fresh PING. */
+  readonly onPing: () => void;
+  /** Called when the follower wrote `LEAVE`. */
+  readonly onLeave: () => void;
+}
+
 /**
  * The leader's PONG worker for one follower (seed 003 §3–4): every interval it reads the
  * follower's id key, and when it finds a new `PING <seq>` it records the follower as alive and
@@ -13,37 +29,17 @@ import type { Clock, CompoundKey, KV, Logger } from '@roster/kv-adapter';
  * since the worker's previous read of that nonce, so leftovers of a dead follower never count.
  */
 export class PongWorker {
-  readonly #kv: KV;
+  readonly #o: PongWorkerOptions;
   readonly #key: CompoundKey;
-  readonly #clock: Clock;
-  readonly #opTimeoutMs: number;
-  readonly #timeoutMs: number;
-  readonly #onPing: () => void;
-  readonly #onLeave: () => void;
   readonly #ticker: Ticker;
   /** What this worker last read at each nonce (`null`: nothing there). */
   readonly #seen = new Map<number, string | null>();
   #lastNewsAt: number;
   #scanAll = true;
 
-  constructor(options: {
-    kv: KV;
-    key: CompoundKey;
-    clock: Clock;
-    logger: Logger;
-    intervalMs: number;
-    timeoutMs: number;
-    opTimeoutMs: number;
-    onPing: () => void;
-    onLeave: () => void;
-  }) {
-    this.#kv = options.kv;
+  constructor(options: PongWorkerOptions) {
+    this.#o = options;
     this.#key = options.key;
-    this.#clock = options.clock;
-    this.#opTimeoutMs = options.opTimeoutMs;
-    this.#timeoutMs = options.timeoutMs;
-    this.#onPing = options.onPing;
-    this.#onLeave = options.onLeave;
     this.#lastNewsAt = options.clock.now();
     this.#ticker = new Ticker({ clock: options.clock, periodMs: options.intervalMs, logger: options.logger, name: 'pong-worker', step: () => this.step() });
   }
@@ -60,20 +56,21 @@ export class PongWorker {
 
   /** One round: read, and PONG a new PING. */
   async step(): Promise<void> {
+    const { kv, clock, opTimeoutMs, timeoutMs } = this.#o;
     const window = this.#key.window;
-    const nonces = this.#scanAll || this.#clock.now() - this.#lastNewsAt > this.#timeoutMs / 2
+    const nonces = this.#scanAll || clock.now() - this.#lastNewsAt > timeoutMs / 2
       ? Array.from({ length: window }, (_, n) => n)
       : [...new Set([this.#key.nonce, (this.#key.nonce + 1) % window])];
     const reads = await Promise.all(
       nonces.map(async (nonce) => {
-        const value = await withDeadline(this.#clock, this.#opTimeoutMs, 'id key read', this.#kv.get(this.#key.at(nonce))).catch(() => undefined);
+        const value = await withDeadline(clock, opTimeoutMs, 'id key read', kv.get(this.#key.at(nonce))).catch(() => undefined);
         return { nonce, value, parsed: value ? parseIdKeyValue(value) : undefined };
       }),
     );
     // A LEAVE counts only where the follower was last found: one left at another nonce by an
     // earlier run of the same id (which had moved there) must not remove the node running now.
     if (reads.some((r) => r.parsed?.kind === 'leave' && r.nonce === this.#key.nonce)) {
-      this.#onLeave();
+      this.#o.onLeave();
       return;
     }
     // A PING is news only when the value at its nonce changed since this worker last read that
@@ -85,11 +82,11 @@ export class PongWorker {
     for (const r of reads) if (r.value !== undefined) this.#seen.set(r.nonce, r.value);
     if (fresh?.parsed?.kind !== 'ping') return;
     this.#scanAll = false;
-    this.#lastNewsAt = this.#clock.now();
+    this.#lastNewsAt = clock.now();
     this.#key.moveTo(fresh.nonce);
-    this.#onPing();
+    this.#o.onPing();
     const pong = `PONG ${fresh.parsed.seq}`;
-    await withDeadline(this.#clock, this.#opTimeoutMs, 'PONG', this.#kv.set(this.#key.current, pong)).then(
+    await withDeadline(clock, opTimeoutMs, 'PONG', kv.set(this.#key.current, pong)).then(
       () => this.#seen.set(fresh.nonce, pong),
       () => undefined,
     );
