@@ -67,19 +67,19 @@ export class PongWorker {
         return { nonce, value, parsed: value ? parseIdKeyValue(value) : undefined };
       }),
     );
-    // A LEAVE counts only where the follower was last found: one left at another nonce by an
-    // earlier run of the same id (which had moved there) must not remove the node running now.
-    if (reads.some((r) => r.parsed?.kind === 'leave' && r.nonce === this.#key.nonce)) {
+    // News is a value that changed since this worker last read the same nonce: what an earlier
+    // run of the same id, or a dead follower, left behind (a LEAVE, old PINGs) never counts.
+    const news = reads.filter((r) => r.value !== undefined && this.#seen.has(r.nonce) && this.#seen.get(r.nonce) !== r.value);
+    for (const r of reads) if (r.value !== undefined) this.#seen.set(r.nonce, r.value);
+    // A LEAVE counts where the follower was last found.
+    if (news.some((r) => r.parsed?.kind === 'leave' && r.nonce === this.#key.nonce)) {
       this.#o.onLeave();
       return;
     }
-    // A PING is news only when the value at its nonce changed since this worker last read that
-    // nonce: PINGs a dead follower left behind at other nonces never count. The nonce in use is
-    // preferred, then the others in order.
-    const fresh = [...reads]
+    // A fresh PING, at the nonce in use first, then at the others in order.
+    const fresh = [...news]
       .sort((a, b) => Number(b.nonce === this.#key.nonce) - Number(a.nonce === this.#key.nonce))
-      .find((r) => r.parsed?.kind === 'ping' && this.#seen.has(r.nonce) && this.#seen.get(r.nonce) !== r.value);
-    for (const r of reads) if (r.value !== undefined) this.#seen.set(r.nonce, r.value);
+      .find((r) => r.parsed?.kind === 'ping');
     if (fresh?.parsed?.kind !== 'ping') return;
     this.#scanAll = false;
     this.#lastNewsAt = clock.now();

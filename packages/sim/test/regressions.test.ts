@@ -133,4 +133,22 @@ describe('regressions found by the simulator', () => {
     });
     expect(checkRun(run).violations).toEqual([]);
   });
+
+  it('a LEAVE an earlier run left at nonce 0 does not remove the new run, which PINGs at nonce 1', async () => {
+    // Found with the timing I = 1 s, T = 2.5 s: the new PONG worker starts at nonce 0, where the
+    // stopped run's LEAVE still is; a LEAVE now counts only when it replaced what the worker read
+    // there before.
+    const run = await runScenario({
+      seed: 0,
+      timing: { intervalMs: 1000, timeoutMs: 2500 },
+      steps: [
+        { at: 0, do: 'start', node: 'n1' },
+        { at: 0, do: 'start', node: 'n2' },
+        { at: 0, do: 'stop', node: 'n1' },
+        { at: 0, do: 'start', node: 'n1' },
+        { at: 0, do: 'keyUnavailable', keys: 'id/n1 0', forMs: 3 },
+      ],
+    });
+    expect(checkRun(run).violations).toEqual([]);
+  });
 });

@@ -4,7 +4,7 @@
  *
  * ```
  * pnpm chaos [--runs N] [--seed S] [--path P] [--views shared|per-node|mixed] [--max-nodes N]
- *            [--max-steps N] [--kinds KIND[,KIND…]] [--mutation NAME] [--property NAME[,NAME…]]
+ *            [--max-steps N] [--kinds KIND[,KIND…]] [--timings I/T[,I/T…]] [--mutation NAME] [--property NAME[,NAME…]]
  *            [--include-known-issues]
  * pnpm chaos --scenario '<json>' | --scenario file.json [--mutation NAME] [--ops]
  * pnpm chaos --list-mutations
@@ -35,6 +35,7 @@ const { values } = parseArgs({
     views: { type: 'string', default: 'mixed' },
     'max-nodes': { type: 'string' },
     'max-steps': { type: 'string' },
+    timings: { type: 'string' },
     mutation: { type: 'string' },
     kinds: { type: 'string' },
     'include-known-issues': { type: 'boolean', default: false },
@@ -119,6 +120,11 @@ async function main(): Promise<void> {
   const maxSteps = int('max-steps', values['max-steps']);
   const mutation = values.mutation === undefined ? undefined : mutationByName(values.mutation);
   const kinds = values.kinds?.split(',') as ActionKind[] | undefined;
+  const timings = values.timings?.split(',').map((pair) => {
+    const m = /^([1-9]\d*)\/([1-9]\d*)$/.exec(pair);
+    if (!m || Number(m[2]) <= 2 * Number(m[1])) fail(`--timings expects I/T pairs in ms with T > 2I, e.g. 1000/5000,200/500; got ${JSON.stringify(pair)}`);
+    return { intervalMs: Number(m![1]), timeoutMs: Number(m![2]) };
+  });
   for (const k of kinds ?? []) if (!ACTION_KINDS.includes(k)) fail(`--kinds: no step kind ${JSON.stringify(k)}; try ${ACTION_KINDS.join(', ')}`);
   let last = performance.now();
   const report = await runChaos({
@@ -131,6 +137,7 @@ async function main(): Promise<void> {
     ...(mutation ? { mutation } : {}),
     ...(names ? { properties: names } : {}),
     ...(kinds ? { kinds } : {}),
+    ...(timings ? { timings } : {}),
     skipKnownIssues: !values['include-known-issues'],
     onRun: (done) => {
       const now = performance.now();

@@ -6,7 +6,7 @@ import type { PropertyName, Violation } from '../properties/Property.js';
 import { runScenario, type Run } from '../runtime/Simulation.js';
 import { scenarioArbitrary, type ScenarioConstraints } from '../scenario/arbitraries.js';
 import { formatScenario } from '../scenario/formatScenario.js';
-import type { ActionKind, Scenario } from '../scenario/Scenario.js';
+import type { ActionKind, Scenario, Timing } from '../scenario/Scenario.js';
 import { KNOWN_ISSUES } from './knownIssues.js';
 
 /** Which scenarios a chaos run draws: only shared views, per-node views, or both alike. */
@@ -32,6 +32,8 @@ export interface ChaosOptions {
   readonly properties?: readonly PropertyName[];
   /** Only these kinds of step (besides the initial starts). @defaultValue every kind */
   readonly kinds?: readonly ActionKind[];
+  /** The timings scenarios draw from. @defaultValue I = 1 s, T = 5 s */
+  readonly timings?: readonly Timing[];
   /**
    * Whether to skip the scenarios that may show a known, still open issue ({@link KNOWN_ISSUES}).
    * @defaultValue true
@@ -103,8 +105,13 @@ export interface ChaosReport {
 }
 
 /** The scenario generator a chaos run with these options uses. */
-export function chaosArbitrary(options: Pick<ChaosOptions, 'views' | 'maxNodes' | 'maxSteps' | 'kinds'> = {}): fc.Arbitrary<Scenario> {
-  const base: ScenarioConstraints = { maxNodes: options.maxNodes ?? 5, maxSteps: options.maxSteps ?? 8, ...(options.kinds ? { kinds: options.kinds } : {}) };
+export function chaosArbitrary(options: Pick<ChaosOptions, 'views' | 'maxNodes' | 'maxSteps' | 'kinds' | 'timings'> = {}): fc.Arbitrary<Scenario> {
+  const base: ScenarioConstraints = {
+    maxNodes: options.maxNodes ?? 5,
+    maxSteps: options.maxSteps ?? 8,
+    ...(options.kinds ? { kinds: options.kinds } : {}),
+    ...(options.timings ? { timings: options.timings } : {}),
+  };
   const views = options.views ?? 'mixed';
   if (views !== 'mixed') return scenarioArbitrary({ ...base, views });
   return fc.oneof(scenarioArbitrary({ ...base, views: 'shared' }), scenarioArbitrary({ ...base, views: 'per-node' }));
@@ -211,6 +218,7 @@ async function describeFailure(
     options.maxNodes === undefined ? '' : `--max-nodes ${options.maxNodes}`,
     options.maxSteps === undefined ? '' : `--max-steps ${options.maxSteps}`,
     options.kinds ? `--kinds ${options.kinds.join(',')}` : '',
+    options.timings ? `--timings ${options.timings.map((t) => `${t.intervalMs}/${t.timeoutMs}`).join(',')}` : '',
     options.skipKnownIssues === false ? '--include-known-issues' : '',
     options.mutation ? `--mutation ${options.mutation.name}` : '',
     options.properties ? `--property ${options.properties.join(',')}` : '',

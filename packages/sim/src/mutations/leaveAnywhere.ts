@@ -12,13 +12,20 @@ export const leaveAnywhere: Mutation = {
   description: 'the leader honours a LEAVE found at any nonce of an id key, and drops a restarted member for good',
   rejectedBy: 'no-member-lost',
   wrapKV(kv, context) {
+    // The leader reads the id key where the member PINGs; every other read there shows the
+    // LEAVE found at another nonce, as a leader that looked at every nonce would act on it.
+    const flip = new Map<string, boolean>();
     return overrideKV(kv, {
       get: async (key, options) => {
         const value = await kv.get(key, options);
         if (context.role() !== 'leader' || !key.startsWith(`${context.prefix}id/`)) return value;
         const base = key.slice(0, key.lastIndexOf(' '));
-        for (let n = 0; n < 4; n++) if ((await kv.get(`${base} ${n}`).catch(() => null)) === 'LEAVE') return 'LEAVE';
-        return value;
+        let leaveElsewhere = false;
+        for (let n = 0; n < 4; n++) if ((await kv.get(`${base} ${n}`).catch(() => null)) === 'LEAVE') leaveElsewhere = true;
+        if (!leaveElsewhere) return value;
+        const show = !flip.get(key);
+        flip.set(key, show);
+        return show ? 'LEAVE' : value;
       },
     });
   },
