@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { runCli, type CliIO } from '../src/index.js';
+import { runCli } from '../src/index.js';
+import { fakeIO } from './support/fakeIO.js';
 import { describeResult, toResult } from '../src/primary/getPrimary.js';
 import { idGenerator } from '../src/primary/primaryConfig.js';
 import { describePrimaryEvent, formatJsonPrimaryEvent } from '../src/primary/primaryEvents.js';
 
-/** A CliIO that records what is written. */
-function fakeIO(): CliIO & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: { write: (text: string) => void (io.out += text) },
-    stderr: { write: (text: string) => void (io.err += text) },
-    env: {},
-    onSignal: () => () => {},
-  };
-  return io;
-}
 
 const STORE = ['--store', 'redis://127.0.0.1:1', '--key', 'shop', '--env', 'dev'];
 

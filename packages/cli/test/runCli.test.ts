@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { runCli, type CliIO } from '../src/index.js';
+import { runCli } from '../src/index.js';
+import { fakeIO } from './support/fakeIO.js';
 
-/** A CliIO that records what is written. */
-function fakeIO(): CliIO & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    stdout: { write: (text: string) => void (io.out += text) },
-    stderr: { write: (text: string) => void (io.err += text) },
-    env: {},
-    onSignal: () => () => {},
-  };
-  return io;
-}
 
 describe('runCli', () => {
   it('--help lists the commands; `help node` and `node --help` print the node usage', async () => {
