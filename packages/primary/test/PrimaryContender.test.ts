@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryKV, MemoryLogger, Namespace, VirtualClock, type KV } from '@roster/kv-adapter';
+import { MemoryKV, Namespace, type KV } from '@roster/kv-adapter';
+import { MemoryLogger, VirtualClock } from '@roster/kv-adapter/testing';
 import {
   PrimaryContender,
   PrimaryLostError,
