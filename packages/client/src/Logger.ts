@@ -1,0 +1,19 @@
+/**
+ * Where the client reports skipped lines and link changes. The shape is pino's
+ * (`logger.warn({ fields }, 'message')`), and it is the same as the `Logger` of the other Roster
+ * packages, so one logger serves them all.
+ */
+export interface Logger {
+  debug(fields: object, message?: string): void;
+  info(fields: object, message?: string): void;
+  warn(fields: object, message?: string): void;
+  error(fields: object, message?: string): void;
+}
+
+/** A logger that drops everything: the default. */
+export const silentLogger: Logger = Object.freeze({
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+});
