@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, MemoryKV, Namespace, RosterError, ValueTooLargeError, type CompareAndSetOptions, type CompareAndSetResult } from '@roster/kv-adapter';
 import { MemoryLogger, VirtualClock } from '@roster/kv-adapter/testing';
 import { overrideKV } from './support/overrideKV.js';
-import { encodeEntry, HeartbeatTable, type CorruptEntryReport } from '../src/index.js';
+import { encodeEntry } from '../src/entryCodec.js';
+import { HeartbeatTable, type CorruptEntryReport } from '../src/index.js';
 
 const T = 5000;
 const namespace = new Namespace('shop', 'test');
