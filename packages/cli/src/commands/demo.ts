@@ -1,6 +1,6 @@
 import { DEMO_DEFAULTS, runDemo } from '../demo/runDemo.js';
 import type { DemoStoreKind } from '../demo/DemoStore.js';
-import { CliError } from '../internal/CliError.js';
+import { CliError } from '../CliError.js';
 import { decimalOption, integerOption, parseOptions } from '../internal/parseOptions.js';
 import type { Command } from './Command.js';
 

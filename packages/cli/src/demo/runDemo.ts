@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import Tinypool from 'tinypool';
 import type { CliIO } from '../commands/Command.js';
-import { CliError, ExitCode } from '../internal/CliError.js';
+import { CliError, ExitCode } from '../CliError.js';
 import { StopRequest } from '../internal/StopRequest.js';
 import { ClusterView } from './ClusterView.js';
 import { PlainLog, type DemoDisplay, type DemoInfo } from './DemoDisplay.js';

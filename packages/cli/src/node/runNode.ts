@@ -1,7 +1,7 @@
 import { createNode, resolveConfig, type ResolvedConfig, type RosterNode } from '@roster/election';
 import { ConfigError, MemoryKV, parseStoreUrl, redactStoreUrl } from '@roster/kv-adapter';
 import type { CliIO } from '../commands/Command.js';
-import { CliError, ExitCode } from '../internal/CliError.js';
+import { CliError, ExitCode } from '../CliError.js';
 import { connectStore } from '../internal/connectStore.js';
 import { StderrLogger } from '../internal/StderrLogger.js';
 import { StopRequest } from '../internal/StopRequest.js';
