@@ -4,9 +4,13 @@
  * packages, so one logger serves them all.
  */
 export interface Logger {
+  /** Retries and ignored event types. */
   debug(fields: object, message?: string): void;
+  /** The link going up or down. */
   info(fields: object, message?: string): void;
+  /** Skipped lines, and the first failure to reach the daemon. */
   warn(fields: object, message?: string): void;
+  /** A watch function that threw. */
   error(fields: object, message?: string): void;
 }
 
