@@ -188,7 +188,8 @@ function probeState(config: ResolvedConfig, node: RosterNode | undefined, store:
 /** What the status page shows now. */
 function nodeStatus(options: NodeRunOptions, config: ResolvedConfig, store: string, node: RosterNode | undefined, recent: RecentLines, probe: ProbeInput): NodeStatus {
   const leader = node?.leader;
-  const ownLatency = node?.latency.pongRoundTripMs ?? null;
+  // A leader sends no PINGs: what the sensor holds is from before it led.
+  const ownLatency = node?.role === 'leader' ? null : (node?.latency.pongRoundTripMs ?? null);
   const success = probe.store.lastSuccessAt;
   return {
     id: config.id,
