@@ -25,6 +25,7 @@ h2{font-size:1.05em;margin:1em 0 .4em}
 .leader{color:var(--lead)}.follower{color:var(--muted)}.candidate,.observer{color:var(--warn)}
 .ok{color:var(--ok)}.bad{color:var(--bad)}.warn{color:var(--warn)}
 table{border-collapse:collapse;width:100%}
+.scroll{overflow-x:auto;-webkit-overflow-scrolling:touch}
 th,td{text-align:left;padding:.35em .5em;border-bottom:1px solid var(--line);vertical-align:top}
 th{font-size:.8em;color:var(--muted);font-weight:600}
 td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
@@ -57,7 +58,7 @@ export function renderDashboard(s: NodeStatus): string {
 <div class="card"><h3>store</h3><div class="big" id="store">–</div><div class="sub" id="store-detail"></div></div>
 </div>
 <h2>members</h2>
-<table><thead><tr><th>id</th><th>weight</th><th>PING→PONG</th><th></th></tr></thead><tbody id="members"></tbody></table>
+<div class="scroll"><table><thead><tr><th>id</th><th>weight</th><th>PING→PONG</th><th></th></tr></thead><tbody id="members"></tbody></table></div>
 <h2>event log</h2>
 <pre id="log"></pre>
 <footer><a href="/status.json">status.json</a> · <a href="/metrics">metrics</a> · <a href="/healthz">healthz</a> · <a href="/readyz">readyz</a> · interval <span id="interval"></span>, timeout <span id="timeout"></span></footer>
