@@ -1,8 +1,7 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { DaemonClient } from './DaemonClient.js';
 import type { DaemonLeader, DaemonRole, DaemonUpdate, WatchFunction } from './DaemonUpdate.js';
-import { ConfigError, realClock, silentLogger, type Clock, type Logger, type Timer } from '@roster/kv-adapter';
-import { UpdateStream } from '@roster/election';
+import { ConfigError, UpdateStream, realClock, silentLogger, type Clock, type Logger, type Timer } from '@roster/kv-adapter';
 import { DaemonView } from './internal/DaemonView.js';
 import { LineSplitter } from './internal/LineSplitter.js';
 import { parseEvent } from './internal/parseEvent.js';

@@ -28,6 +28,9 @@ export {
 } from './errors.js';
 export { type Logger, type LogLevel, LevelLogger, silentLogger, MemoryLogger } from './logger.js';
 export { type Clock, type Timer, sleep, abortReason } from './clock/Clock.js';
+export { deadline, withDeadline, raceSignal, type Deadline } from './util/deadline.js';
+export { LocalDeadline } from './util/LocalDeadline.js';
+export { UpdateStream } from './util/UpdateStream.js';
 export { RealClock, realClock, type RealClockOptions } from './clock/RealClock.js';
 export { VirtualClock, type VirtualClockOptions } from './clock/VirtualClock.js';
 export {

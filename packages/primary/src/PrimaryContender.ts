@@ -1,4 +1,4 @@
-import { AbortError, realClock, silentLogger, sleep, type Clock, type Logger } from '@roster/kv-adapter';
+import { AbortError, LocalDeadline, deadline, realClock, silentLogger, sleep, type Clock, type Deadline, type Logger } from '@roster/kv-adapter';
 import type {
   ContenderState,
   PrimaryContenderEvents,
@@ -10,8 +10,7 @@ import { PrimaryLostError, type StopReason } from './errors.js';
 import { HeartbeatTable, type Primary } from './HeartbeatTable.js';
 import { generateInstanceId } from './instanceId.js';
 import { Emitter } from './internal/Emitter.js';
-import { LocalDeadline } from './internal/LocalDeadline.js';
-import { timeoutSignal, type TimeoutSignal } from './internal/timeoutSignal.js';
+
 import { checkEndpoint, checkUtype, checkUuid } from './names.js';
 import { resolveTiming } from './timing.js';
 
@@ -84,7 +83,7 @@ export class PrimaryContender implements AsyncDisposable {
   /** An earlier instance id of ours whose entry may still be in the table. */
   #toRelease: string | undefined;
   #acting: { readonly controller: AbortController; readonly since: number } | undefined;
-  #round: TimeoutSignal | undefined;
+  #round: Deadline | undefined;
   #loop: Promise<void> | undefined;
   #stopping: Promise<void> | undefined;
   #observed: string | undefined;
@@ -217,7 +216,7 @@ export class PrimaryContender implements AsyncDisposable {
   async #runRound(start: number): Promise<void> {
     const generation = this.#generation;
     const state = this.#state;
-    const round = timeoutSignal(this.#clock, this.timeoutMs - this.intervalMs, this.#loopController.signal);
+    const round = deadline(this.#clock, this.timeoutMs - this.intervalMs, this.#loopController.signal);
     this.#round = round;
     try {
       if (state === 'seeking') await this.#seek(start, round.signal, generation);
@@ -365,7 +364,7 @@ export class PrimaryContender implements AsyncDisposable {
   }
 
   async #release(uuid: string, signal: AbortSignal | undefined): Promise<void> {
-    const bounded = timeoutSignal(this.#clock, this.intervalMs, signal);
+    const bounded = deadline(this.#clock, this.intervalMs, signal);
     try {
       await this.table.release(uuid, this.utype, { signal: bounded.signal });
     } catch (error) {
