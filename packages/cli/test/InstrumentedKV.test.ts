@@ -94,8 +94,9 @@ describe('InstrumentedKV', () => {
     expect(metrics.roundTrips).toEqual([65]);
   });
 
-  it('maps a store error caused by a command timeout to `timeout`, and anything untyped to `other`', () => {
+  it('maps a store error caused by a command timeout or a node’s deadline to `timeout`, and anything untyped to `other`', () => {
     expect(errorKind(new StoreUnavailableError('get: Command timed out'))).toBe('timeout');
+    expect(errorKind(new StoreUnavailableError('publish took longer than 100 ms'))).toBe('timeout');
     expect(errorKind(new StoreUnavailableError('connection refused', { cause: new Error('ECONNREFUSED') }))).toBe('store_unavailable');
     expect(errorKind(new Error('boom'))).toBe('other');
   });

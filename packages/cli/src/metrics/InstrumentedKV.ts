@@ -189,7 +189,8 @@ export function errorKind(error: unknown): StoreErrorKind {
 /** True when the store error, or what caused it, says the command timed out. */
 function timedOut(error: Error): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
-    if (/timed? ?out|timeout/i.test(e.message)) return true;
+    // ioredis's "Command timed out"; a node's own deadline: "<what> took longer than <ms> ms".
+    if (/timed? ?out|timeout|took longer than/i.test(e.message)) return true;
   }
   return false;
 }
