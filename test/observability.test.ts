@@ -93,6 +93,7 @@ describe('roster node --status-port: metrics and probes on a real redis-server',
       expect(value('roster_store_operation_duration_seconds_count', { operation: 'get' })).toBeGreaterThan(0);
       expect(families.get('roster_ping_pong_round_trip_seconds')?.type).toBe('histogram');
       if (!isLeader) expect(value('roster_ping_pong_round_trip_seconds_count')).toBeGreaterThan(0);
+      expect(value('roster_nonce_moves_total', { key: 'leader' })).toBe(0); // no key was unavailable
       expect(families.has('process_cpu_user_seconds_total')).toBe(true);
     }
   });

@@ -7,6 +7,7 @@ import { noopMetrics, type RosterMetrics, type StoreErrorKind, type StoreOperati
 class RecordingMetrics implements RosterMetrics {
   readonly operations: { operation: StoreOperation; ms: number; error: StoreErrorKind | undefined }[] = [];
   readonly roundTrips: number[] = [];
+  readonly nonceMoves: string[] = [];
   role = noopMetrics.role;
   leader = noopMetrics.leader;
   members = noopMetrics.members;
@@ -17,6 +18,9 @@ class RecordingMetrics implements RosterMetrics {
   }
   pingRoundTrip(seconds: number): void {
     this.roundTrips.push(Math.round(seconds * 1000));
+  }
+  nonceMove(kind: string): void {
+    this.nonceMoves.push(kind);
   }
 }
 
@@ -99,5 +103,21 @@ describe('InstrumentedKV', () => {
     expect(errorKind(new StoreUnavailableError('publish took longer than 100 ms'))).toBe('timeout');
     expect(errorKind(new StoreUnavailableError('connection refused', { cause: new Error('ECONNREFUSED') }))).toBe('store_unavailable');
     expect(errorKind(new Error('boom'))).toBe('other');
+  });
+
+  it('counts a write to a compound key at another nonce than its last write as a nonce move, by key kind; reads are not moves', async () => {
+    const { metrics, kv } = setup();
+    const ns = 'roster/billing/prod/';
+    await kv.compareAndSet(`${ns}leader 0`, null, 'x');
+    await kv.compareAndSet(`${ns}leader 0`, 'x', 'y');
+    await kv.get(`${ns}leader 1`); // a window read
+    await kv.compareAndSet(`${ns}leader 1`, null, 'y'); // leader 0 was unavailable
+    await kv.append(`${ns}join 0`, ' a');
+    await kv.append(`${ns}join 2`, ' a');
+    await kv.set(`${ns}id/web-1 0`, 'PING 1');
+    await kv.set(`${ns}id/web-1 1`, 'PING 2');
+    await kv.set(`${ns}era 0`, '3');
+    await kv.set('plain key', 'v');
+    expect(metrics.nonceMoves).toEqual(['leader', 'join', 'id']);
   });
 });

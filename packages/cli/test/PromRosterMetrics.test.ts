@@ -21,6 +21,7 @@ describe('PromRosterMetrics', () => {
       'roster_leader_changes_total',
       'roster_members',
       'roster_membership_version',
+      'roster_nonce_moves_total',
       'roster_ping_pong_round_trip_seconds',
       'roster_role',
       'roster_store_errors_total',
@@ -58,6 +59,7 @@ describe('PromRosterMetrics', () => {
     metrics.storeOperation('get', 0.2, 'timeout');
     metrics.malformedValues(2);
     metrics.pingRoundTrip(0.21);
+    metrics.nonceMove('leader');
     const text = await metrics.registry.metrics();
     expect(sample(text, 'roster_store_operations_total{operation="get",outcome="ok",node="a"}')).toBe(1);
     expect(sample(text, 'roster_store_operations_total{operation="get",outcome="error",node="a"}')).toBe(1);
@@ -67,6 +69,8 @@ describe('PromRosterMetrics', () => {
     expect(sample(text, 'roster_store_operation_duration_seconds_bucket{le="0.0005",node="a",operation="get"}')).toBe(1);
     expect(sample(text, 'roster_store_operation_duration_seconds_count{node="a",operation="get"}')).toBe(2);
     expect(sample(text, 'roster_ping_pong_round_trip_seconds_bucket{le="0.25",node="a"}')).toBe(1);
+    expect(sample(text, 'roster_nonce_moves_total{key="leader",node="a"}')).toBe(1);
+    expect(sample(text, 'roster_nonce_moves_total{key="id",node="a"}')).toBe(0);
     expect(sample(text, 'roster_ping_pong_round_trip_seconds_bucket{le="0.1",node="a"}')).toBe(0);
   });
 });

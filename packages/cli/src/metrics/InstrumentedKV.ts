@@ -9,7 +9,7 @@ import {
   type KVOperationOptions,
   type SetOptions,
 } from '@roster/kv-adapter';
-import { noopMetrics, type RosterMetrics, type StoreErrorKind, type StoreOperation } from './RosterMetrics.js';
+import { noopMetrics, type KeyKind, type RosterMetrics, type StoreErrorKind, type StoreOperation } from './RosterMetrics.js';
 
 /** Options of {@link InstrumentedKV}. */
 export interface InstrumentedKVOptions {
@@ -41,13 +41,17 @@ export interface StoreHealth {
 /** How a `PING <seq>` value and a `PONG <seq>` value look at a follower's id key (docs/protocol.md). */
 const PING = /^PING (\d{1,16})(?:\s|$)/;
 const PONG = /^PONG (\d{1,16})(?:\s|$)/;
+/** A compound key: `<base> <nonce>`, the base ending in the key's name (`roster/<cluster>/<env>/leader`). */
+const COMPOUND = /^(\S+) (0|[1-9]\d{0,8})$/;
 
 /**
  * A {@link KV} around another that records every operation in a {@link RosterMetrics}: its
  * operation, its outcome (the typed error's `code` mapped to a {@link StoreErrorKind}) and its
  * duration on the injected clock. It also keeps the {@link StoreHealth} that `/readyz` reads, and
  * times this follower's PING → PONG round trips from the id-key traffic it sees (a `PING <seq>`
- * written, then the `PONG <seq>` read at the same key). Values and errors pass through unchanged.
+ * written, then the `PONG <seq>` read at the same key) and counts its nonce moves (a write to a
+ * compound key `<base> <nonce>` at another nonce than its last write to that base). Values and
+ * errors pass through unchanged.
  * `close()` closes the inner store.
  *
  * @example
@@ -66,6 +70,8 @@ export class InstrumentedKV implements KV {
   readonly #deadlineMs: number;
   /** PINGs written and not yet answered, by key: sequence number and local time. */
   readonly #pings = new Map<string, { seq: number; at: number }>();
+  /** The nonce of the last write to each compound key's base. */
+  readonly #nonces = new Map<string, number>();
   #health: { -readonly [K in keyof StoreHealth]: StoreHealth[K] } = {
     lastStartedAt: undefined,
     lastSuccessAt: undefined,
@@ -96,6 +102,7 @@ export class InstrumentedKV implements KV {
   }
 
   set(key: string, value: string, options?: SetOptions): Promise<void> {
+    this.#wrote(key);
     const startedAt = this.#clock.now();
     return this.#record('set', this.#inner.set(key, value, options)).then(() => {
       const ping = PING.exec(value);
@@ -109,6 +116,7 @@ export class InstrumentedKV implements KV {
   }
 
   append(key: string, value: string, options?: KVOperationOptions): Promise<number> {
+    this.#wrote(key);
     return this.#record('append', this.#inner.append(key, value, options));
   }
 
@@ -117,6 +125,7 @@ export class InstrumentedKV implements KV {
   }
 
   compareAndSet(key: string, expected: string | null, value: string, options?: CompareAndSetOptions): Promise<CompareAndSetResult> {
+    this.#wrote(key);
     return this.#record('compareAndSet', this.#inner.compareAndSet(key, expected, value, options));
   }
 
@@ -159,6 +168,16 @@ export class InstrumentedKV implements KV {
     this.#health.lastError = { kind, message };
   }
 
+  /** A write to `key`: when it is a compound key written before at another nonce, a nonce move. */
+  #wrote(key: string): void {
+    const m = COMPOUND.exec(key);
+    if (!m) return;
+    const [, base, nonce] = m;
+    const last = this.#nonces.get(base!);
+    this.#nonces.set(base!, Number(nonce));
+    if (last !== undefined && last !== Number(nonce)) this.#metrics.nonceMove(keyKind(base!));
+  }
+
   #maybePong(key: string, value: string): void {
     const ping = this.#pings.get(key);
     const pong = PONG.exec(value);
@@ -166,6 +185,13 @@ export class InstrumentedKV implements KV {
     this.#pings.delete(key);
     this.#metrics.pingRoundTrip((this.#clock.now() - ping.at) / 1000);
   }
+}
+
+/** The kind of a compound key from its base: `…/leader`, `…/join`, `…/era`, `…/id/<node>`. */
+function keyKind(base: string): KeyKind {
+  const name = /\/(leader|join|era)$/.exec(base)?.[1];
+  if (name === 'leader' || name === 'join' || name === 'era') return name;
+  return base.includes('/id/') ? 'id' : 'other';
 }
 
 /** The {@link StoreErrorKind} of an operation's error, from the typed error's `code`. */

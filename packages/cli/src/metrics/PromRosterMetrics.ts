@@ -1,6 +1,6 @@
 import type { Role } from '@roster/election';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { ElectionOutcome, RosterMetrics, StoreErrorKind, StoreOperation } from './RosterMetrics.js';
+import type { ElectionOutcome, KeyKind, RosterMetrics, StoreErrorKind, StoreOperation } from './RosterMetrics.js';
 
 const ROLES: readonly Role[] = ['follower', 'candidate', 'leader', 'observer'];
 
@@ -45,6 +45,7 @@ export class PromRosterMetrics implements RosterMetrics {
   readonly #errors: Counter<'kind'>;
   readonly #duration: Histogram<'operation'>;
   readonly #roundTrip: Histogram;
+  readonly #nonceMoves: Counter<'key'>;
   #lastLeader: { era: number; token: bigint } | undefined;
 
   constructor(options: PromRosterMetricsOptions = {}) {
@@ -93,10 +94,17 @@ export class PromRosterMetrics implements RosterMetrics {
       buckets: ROUND_TRIP_BUCKETS,
       registers,
     });
+    this.#nonceMoves = new Counter({
+      name: 'roster_nonce_moves_total',
+      help: 'Writes of a compound key at another nonce than the last (the key had been unavailable), by key kind (leader, join, era, id, other).',
+      labelNames: ['key'],
+      registers,
+    });
     // Every series exists from the start, so that rate() and absent() behave before the first event.
     for (const role of ROLES) this.#role.set({ role }, 0);
     for (const outcome of ['won', 'lost'] satisfies ElectionOutcome[]) this.#elections.inc({ outcome }, 0);
     for (const kind of ['key_unavailable', 'store_unavailable', 'timeout', 'malformed_value', 'other'] satisfies StoreErrorKind[]) this.#errors.inc({ kind }, 0);
+    for (const key of ['leader', 'join', 'era', 'id', 'other'] satisfies KeyKind[]) this.#nonceMoves.inc({ key }, 0);
     this.#isLeader.set(0);
   }
 
@@ -134,5 +142,9 @@ export class PromRosterMetrics implements RosterMetrics {
 
   pingRoundTrip(seconds: number): void {
     this.#roundTrip.observe(seconds);
+  }
+
+  nonceMove(kind: KeyKind): void {
+    this.#nonceMoves.inc({ key: kind });
   }
 }

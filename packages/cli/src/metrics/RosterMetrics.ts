@@ -14,6 +14,12 @@ export type StoreOperation = 'get' | 'set' | 'delete' | 'append' | 'take' | 'com
  */
 export type StoreErrorKind = 'key_unavailable' | 'store_unavailable' | 'timeout' | 'malformed_value' | 'other';
 
+/**
+ * Which of a cluster's compound keys (docs/protocol.md), as `nonce_moves_total` labels it: the
+ * leader key, the join key, the era key, a follower's id key, or another key.
+ */
+export type KeyKind = 'leader' | 'join' | 'era' | 'id' | 'other';
+
 /** How an election this node stood in ended: it leads, or it went back to following. */
 export type ElectionOutcome = 'won' | 'lost';
 
@@ -38,6 +44,8 @@ export interface RosterMetrics {
   malformedValues(count: number): void;
   /** One PING → PONG round trip of this follower, in seconds. */
   pingRoundTrip(seconds: number): void;
+  /** The node wrote a compound key of `kind` at another nonce than its last write to it (the key had been unavailable). */
+  nonceMove(kind: KeyKind): void;
 }
 
 /** A {@link RosterMetrics} that records nothing: the default wherever metrics are optional. */
@@ -49,4 +57,5 @@ export const noopMetrics: RosterMetrics = Object.freeze({
   storeOperation() {},
   malformedValues() {},
   pingRoundTrip() {},
+  nonceMove() {},
 });
