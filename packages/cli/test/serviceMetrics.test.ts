@@ -1,5 +1,5 @@
 import { createNode } from '@roster/election';
-import { MemoryKV, realClock } from '@roster/kv-adapter';
+import { FaultInjector, MemoryKV, VirtualClock, realClock } from '@roster/kv-adapter';
 import { Counter, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { InstrumentedKV } from '../src/metrics/InstrumentedKV.js';
@@ -33,5 +33,27 @@ describe('Roster metrics in a service’s own registry (the example of docs/cli.
       await node.stop();
       await kv.close();
     }
+  });
+
+  it('a leader whose leader key becomes unavailable moves to the next nonce, and the metrics say so', async () => {
+    const clock = new VirtualClock();
+    const faults = new FaultInjector({ clock, seed: 3 });
+    const metrics = new PromRosterMetrics();
+    const kv = new InstrumentedKV(faults.view(new MemoryKV({ clock })), { metrics, clock, deadlineMs: 50 });
+    const node = createNode({ kv, cluster: 'billing', env: 'test', id: 'only', intervalMs: 100, timeoutMs: 500, clock });
+    const unwatch = watchNodeMetrics(node, metrics, clock, 100);
+    const started = node.start();
+    for (let i = 0; i < 40 && !node.isLeader(); i++) await clock.advance(50);
+    await started;
+    expect(node.isLeader()).toBe(true);
+
+    faults.keyUnavailable('roster/billing/test/leader 0');
+    for (let i = 0; i < 10; i++) await clock.advance(50);
+    expect(node.isLeader()).toBe(true);
+    const text = await metrics.registry.metrics();
+    expect(text).toMatch(/roster_nonce_moves_total\{key="leader"\} [1-9]/);
+    expect(text).toMatch(/roster_store_errors_total\{kind="key_unavailable"\} [1-9]/);
+    unwatch();
+    node.destroy();
   });
 });

@@ -201,7 +201,7 @@ function nodeStatus(options: NodeRunOptions, config: ResolvedConfig, store: stri
     leader: leader ? { id: leader.id, era: leader.era, nonce: leader.nonce, token: String(leader.token) } : null,
     members: {
       version: node?.members.version ?? 0,
-      // Only this node's own round trip is known here (the leader learns the others' in a later protocol version).
+      // A node measures only its own round trip.
       list: node?.members.list.map((m) => ({ id: m.id, weight: m.weight, latencyMs: m.id === node.id ? ownLatency : null })) ?? [],
     },
     latency: { windowReadMs: node?.latency.windowReadMs ?? null, pongRoundTripMs: node?.latency.pongRoundTripMs ?? null },
