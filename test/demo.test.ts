@@ -115,11 +115,16 @@ describe('the demo', () => {
     const page = await (await fetch(url!)).text();
     expect(page).toContain('new EventSource("/events")');
     type Cluster = { phase: string; leader: { id: string } | null; nodes: { id: string; life: string; follows: string | null }[] };
-    const cluster = (await (await fetch(`${url}cluster.json`)).json()) as Cluster;
-    expect(cluster.phase).toBe('running');
-    expect(cluster.nodes.map((n) => n.id).sort()).toEqual(['n1', 'n2', 'n3']);
-    expect(cluster.leader).not.toBeNull();
-    expect(cluster.nodes.every((n) => n.life === 'running' && n.follows === cluster.leader!.id)).toBe(true);
+    let cluster: Cluster | undefined;
+    const agreed = (c: Cluster | undefined): boolean => c?.leader != null && c.nodes.every((n) => n.life === 'running' && n.follows === c.leader!.id);
+    const poll = setInterval(() => void fetch(`${url}cluster.json`).then(async (r) => (cluster = (await r.json()) as Cluster), () => undefined), 50);
+    try {
+      await until(() => agreed(cluster), 15_000, () => JSON.stringify(cluster));
+    } finally {
+      clearInterval(poll);
+    }
+    expect(cluster!.phase).toBe('running');
+    expect(cluster!.nodes.map((n) => n.id).sort()).toEqual(['n1', 'n2', 'n3']);
     const events = await fetch(`${url}events`);
     expect(events.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     const first = await events.body!.pipeThrough(new TextDecoderStream()).getReader().read();
