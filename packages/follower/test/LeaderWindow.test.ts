@@ -9,7 +9,7 @@ function setup() {
   const clock = new VirtualClock();
   const store = new MemoryKV({ clock });
   const faults = new FaultInjector({ clock, seed: 1 });
-  const logger = new MemoryLogger('debug');
+  const logger = new MemoryLogger();
   const garbage: { nonce: number; raw: string; reason: string }[] = [];
   const window = new LeaderWindow({
     kv: faults.view(store, 'n1'),

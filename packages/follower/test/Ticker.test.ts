@@ -5,7 +5,7 @@ import { Ticker } from '../src/Ticker.js';
 /** A ticker whose step records its start time and then takes `takesMs` of virtual time. */
 function setup(options: { periodMs?: number; takesMs?: (run: number) => number; throwOn?: number } = {}) {
   const clock = new VirtualClock();
-  const logger = new MemoryLogger('debug');
+  const logger = new MemoryLogger();
   const starts: number[] = [];
   const ends: number[] = [];
   let active = 0;
