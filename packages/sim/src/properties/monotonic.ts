@@ -32,6 +32,12 @@ export function leaderships(run: Run): Leadership[] {
   return found;
 }
 
+/** When `l` was first claimed (its candidate's claim), or `l.at` when no claim was recorded. */
+function claimedAt(run: Run, l: { at: number; id: string; era: number; nonce: number }): number {
+  const claim = run.history.claims.find((c) => c.id === l.id && c.era === l.era && c.nonce === l.nonce);
+  return claim === undefined ? l.at : Math.min(claim.at, l.at);
+}
+
 /** When the store lost the record of the era: a flush, or garbage written over a leader or era key. */
 function eraLosses(run: Run): number[] {
   return run.history
@@ -81,11 +87,14 @@ export const monotonic: Property = {
         // After the store lost its data the higher era may exist nowhere any more (an observer
         // then moves on to the leader elected since): excused, as for fencing tokens below.
         const excused = last !== undefined && losses.some((t) => t >= last!.at && t <= at);
-        if (last !== undefined && !excused) {
-          if (l.era < last.era) {
-            violations.push({ property: 'monotonic', at, message: `${inc.label} followed ${l.id} at era ${l.era} after ${last.id} at era ${last.era} (${last.at} ms)` });
-          } else if (l.token <= last.token) {
-            // Whatever the views, the leaderships one node follows in turn carry rising tokens.
+        if (last !== undefined && l.era < last.era && !excused) {
+          violations.push({ property: 'monotonic', at, message: `${inc.label} followed ${l.id} at era ${l.era} after ${last.id} at era ${last.era} (${last.at} ms)` });
+        } else if (last !== undefined && l.token <= last.token) {
+          // Whatever the views, the leaderships one node follows in turn carry rising tokens,
+          // unless the store lost data after either was claimed: a flush can erase a leadership
+          // and let another node claim the same era and nonce.
+          const since = Math.min(claimedAt(run, last), claimedAt(run, { at, id: l.id, era: l.era, nonce: l.nonce }));
+          if (!losses.some((t) => t >= since && t <= at)) {
             violations.push({
               property: 'monotonic',
               at,
