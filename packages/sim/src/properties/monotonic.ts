@@ -69,12 +69,13 @@ export function tokenInversions(run: Run): { earlier: Leadership; later: Leaders
 
 /**
  * Monotonic: the era each node follows never decreases, the fencing tokens of the successive
- * leaderships each node follows strictly increase (with any views of the store), and (with a
- * shared view) each new leadership's fencing token is higher than every earlier one's.
+ * leaderships each node follows strictly increase (with any views of the store), no write at the
+ * leader key replaces a better leadership's broadcast, and (with a shared view) each new
+ * leadership's fencing token is higher than every earlier one's.
  */
 export const monotonic: Property = {
   name: 'monotonic',
-  summary: "the era a node follows never decreases and each leadership it follows next has a higher fencing token; each new leader's token exceeds every earlier leader's (shared views); a drop across data loss is excused",
+  summary: "the era a node follows never decreases and each leadership it follows next has a higher fencing token; no leader-key write replaces a better leadership; each new leader's token exceeds every earlier leader's (shared views); a drop across data loss is excused",
   check(run) {
     const violations: Violation[] = [];
     const losses = eraLosses(run);
@@ -104,6 +105,15 @@ export const monotonic: Property = {
         }
         last = { at, era: l.era, nonce: l.nonce, id: l.id, token: l.token };
       }
+    }
+    // The leader key's value at a nonce never gets worse: a write replaces only what its writer
+    // read (compare-and-set), and a writer that read a better leadership stands down.
+    for (const o of run.history.overwrites) {
+      violations.push({
+        property: 'monotonic',
+        at: o.at,
+        message: `${o.value.id} wrote era ${o.value.era}, nonce ${o.value.nonce} at ${o.key} over ${o.previous.id}'s better era ${o.previous.era}, nonce ${o.previous.nonce}`,
+      });
     }
     if (run.views === 'shared') {
       for (const { earlier, later } of tokenInversions(run)) {
