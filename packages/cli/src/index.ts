@@ -1,7 +1,9 @@
 /**
  * `@roster/cli`: the `roster` command line. The package is mostly its bin; these exports let a
- * program run the same commands (or add its own) and read `roster node --json` and
- * `roster primary run --json` lines with types.
+ * program run the same commands (or add its own), read `roster node --json` and
+ * `roster primary run --json` lines with types, and give its own nodes the metrics and probes of
+ * `roster node --status-port` ({@link PromRosterMetrics}, {@link InstrumentedKV},
+ * {@link watchNodeMetrics}, {@link liveness}, {@link readiness}).
  *
  * @packageDocumentation
  */
@@ -20,6 +22,17 @@ export {
   type MembersEvent,
   type StoppedEvent,
 } from './node/nodeEvents.js';
+export {
+  noopMetrics,
+  type RosterMetrics,
+  type StoreOperation,
+  type StoreErrorKind,
+  type ElectionOutcome,
+} from './metrics/RosterMetrics.js';
+export { PromRosterMetrics, type PromRosterMetricsOptions } from './metrics/PromRosterMetrics.js';
+export { InstrumentedKV, type InstrumentedKVOptions, type StoreHealth } from './metrics/InstrumentedKV.js';
+export { watchNodeMetrics } from './metrics/watchNodeMetrics.js';
+export { liveness, readiness, type ProbeInput, type ProbeResult } from './node/probes.js';
 export { runDemo, DEMO_DEFAULTS, type DemoOptions } from './demo/runDemo.js';
 export type { DemoSummary } from './demo/summary.js';
 export { runPrimary, type PrimaryRunOptions } from './primary/runPrimary.js';
