@@ -3,7 +3,7 @@
  * `pnpm mutants`: checks that the test suite kills each source mutant of `packages/sim/mutants.json`.
  *
  * ```
- * pnpm mutants [--only NAME[,NAME…]] [--skip-baseline] [--timeout-min N] [--list]
+ * pnpm mutants [--only NAME[,NAME…]] [--skip-baseline] [--timeout-min N] [--verbose] [--list]
  * ```
  *
  * Copies the repository (tracked and untracked files as they are in the work tree) to a scratch
@@ -11,7 +11,8 @@
  * runs its test command and restores the file. Prints a table (mutant, killed or SURVIVED, the
  * command, time) and exits 1 when a mutant survived or could not be applied. The scratch copy is
  * removed at the end. Unless `--skip-baseline`, each test command first runs once without any
- * mutant: a command that fails anyway proves nothing.
+ * mutant: a command that fails anyway proves nothing. `--verbose` prints the last lines of each
+ * test command's output, killed mutants included (which test failed, and how).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     'skip-baseline': { type: 'boolean', default: false },
     'timeout-min': { type: 'string', default: '30' },
     list: { type: 'boolean', default: false },
+    verbose: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
@@ -36,7 +38,7 @@ function fail(message: string): never {
 }
 
 if (values.help) {
-  process.stdout.write('pnpm mutants [--only NAME[,NAME…]] [--skip-baseline] [--timeout-min N] [--list]\n');
+  process.stdout.write('pnpm mutants [--only NAME[,NAME…]] [--skip-baseline] [--timeout-min N] [--verbose] [--list]\n');
   process.exit(0);
 }
 
@@ -64,7 +66,7 @@ const results = await runMutants({
   log: (line) => process.stderr.write(`mutants: ${line}\n`),
 });
 for (const r of results) {
-  if (r.outcome !== 'killed' && r.outcome !== 'killed by build') process.stdout.write(`\n${r.mutant.name} (${r.outcome}):\n${r.detail}\n`);
+  if (values.verbose || (r.outcome !== 'killed' && r.outcome !== 'killed by build')) process.stdout.write(`\n${r.mutant.name} (${r.outcome}):\n${r.detail}\n`);
 }
 process.stdout.write(`\n${formatMutantTable(results)}\n\n${results.filter((r) => r.outcome.startsWith('killed')).length} of ${results.length} killed in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 process.exit(allKilled(results) ? 0 : 1);
