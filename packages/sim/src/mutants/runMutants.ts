@@ -151,7 +151,7 @@ function killGroup(pid: number): void {
  */
 function sh(command: string, cwd: string, timeoutMs: number, keepLines = 30): Promise<Exit> {
   return new Promise((resolve) => {
-    const child = spawn(command, { cwd, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+    const child = spawn(command, { cwd, shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: undefined, NO_COLOR: '1' } });
     let output = '';
     const keep = (chunk: Buffer): void => {
       output += chunk.toString();
