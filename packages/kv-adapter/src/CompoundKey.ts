@@ -1,5 +1,7 @@
 import { ConfigError, KeyUnavailableError, RosterError } from './errors.js';
+import type { Clock } from './clock/Clock.js';
 import type { KV } from './KV.js';
+import { withDeadline } from './util/deadline.js';
 
 /** Options of {@link CompoundKey}. */
 export interface CompoundKeyOptions {
@@ -106,16 +108,31 @@ export type WindowSlot =
   | { readonly nonce: number; readonly ok: true; readonly value: string | null }
   | { readonly nonce: number; readonly ok: false; readonly error: unknown };
 
+/** Options of {@link readWindow}. */
+export interface ReadWindowOptions {
+  /** Abandons every read; each slot then fails with the signal's reason. */
+  readonly signal?: AbortSignal;
+  /**
+   * Bounds each nonce's read on its own: a read still pending after `ms` on `clock` fails that
+   * slot alone (a hung shard makes its nonce unavailable, never the whole window).
+   */
+  readonly deadline?: { readonly clock: Clock; readonly ms: number };
+}
+
 /**
  * Reads every key of `key`'s window in parallel. Each slot says either what is there (`null` for
- * nothing) or why it could not be read; one unavailable nonce never hides the others.
+ * nothing) or why it could not be read; one unavailable or hung nonce never hides the others.
  */
-export async function readWindow(kv: KV, key: CompoundKey, options?: { signal?: AbortSignal }): Promise<WindowSlot[]> {
+export async function readWindow(kv: KV, key: CompoundKey, options: ReadWindowOptions = {}): Promise<WindowSlot[]> {
+  const { signal, deadline } = options;
   const keys = key.keys();
   return Promise.all(
     keys.map(async (k, nonce): Promise<WindowSlot> => {
       try {
-        return { nonce, ok: true, value: await kv.get(k, options) };
+        const value = deadline
+          ? await withDeadline(deadline.clock, deadline.ms, `get ${k}`, (bounded) => kv.get(k, { signal: bounded }), signal)
+          : await kv.get(k, signal && { signal });
+        return { nonce, ok: true, value };
       } catch (error) {
         return { nonce, ok: false, error };
       }

@@ -49,6 +49,7 @@ export {
   type CompoundKeyOptions,
   DEFAULT_NONCE_WINDOW,
   readWindow,
+  type ReadWindowOptions,
   writeMoving,
   type WindowSlot,
 } from './CompoundKey.js';
