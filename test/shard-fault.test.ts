@@ -7,15 +7,17 @@ import { killAllNodes } from './support/rosterNode.js';
  * master holding the leader key's current nonce is SIGKILLed (connections refused) or SIGSTOPped
  * (everything hangs). Bounds are the protocol's plus generous slack for a loaded machine.
  */
-const I = 200;
-const T = 1000;
 const SLACK = 3000;
+const TIMINGS = [
+  { I: 100, T: 500 },
+  { I: 200, T: 1000 },
+];
 
 afterEach(async () => {
   await killAllNodes();
 });
 
-describe(`a dead or frozen shard under the leader key, at I=${I}/T=${T}`, () => {
+describe.each(TIMINGS)('a dead or frozen shard under the leader key, at I=$I/T=$T', ({ I, T }) => {
   for (const fault of ['kill', 'stop'] as ShardFault[]) {
     it(`${fault === 'kill' ? 'SIGKILL' : 'SIGSTOP'}: the leader stays (or one handover within T + 2I), a join is admitted, a leader crash fails over, and all still works after the shard returns`, async () => {
       const r = await measureDisruption({ intervalMs: I, timeoutMs: T, fault, watchMs: 3 * T });

@@ -45,6 +45,8 @@ export interface DisruptionReport {
   readonly exited: number;
   /** The nonce of the leader key whose shard failed. */
   readonly nonce: number;
+  /** What the first leader wrote on stderr after the fault, for diagnosis. */
+  readonly leaderStderr: string;
 }
 
 const KEY = 'shard';
@@ -103,6 +105,7 @@ async function scenario(cluster: RedisTestCluster, o: DisruptionOptions): Promis
     stderrLines: group.nodes.slice(0, 5).map((n, i) => n.stderr.split('\n').length - stderrBase[i]!),
     exited: group.nodes.filter((n) => !n.alive && !group.killed.has(n)).length,
     nonce,
+    leaderStderr: group.nodes[Number(leader.slice(1)) - 1]!.stderr.split('\n').slice(stderrBase[Number(leader.slice(1)) - 1]! - 1).join('\n'),
   };
 }
 

@@ -3,10 +3,13 @@ import { describe, expect, it } from 'vitest';
 import {
   CompoundKey,
   ConfigError,
+  FaultInjector,
   KeyUnavailableError,
   MemoryKV,
   Namespace,
   readWindow,
+  StoreUnavailableError,
+  VirtualClock,
   writeMoving,
   type KV,
 } from '../src/index.js';
@@ -70,6 +73,24 @@ describe('CompoundKey', () => {
     expect(slots[0]).toMatchObject({ nonce: 0, ok: false });
     expect(KeyUnavailableError.is((slots[0] as { error: unknown }).error)).toBe(true);
     expect(slots[1]).toEqual({ nonce: 1, ok: true, value: 'hello' });
+  });
+
+  it('with a deadline, a nonce whose shard hangs fails alone when its time is up; the others are read', async () => {
+    const clock = new VirtualClock();
+    const store = new MemoryKV({ clock });
+    await store.set('leader 1', 'hello');
+    const faults = new FaultInjector({ clock, seed: 1 });
+    faults.keyUnavailable('leader 0', { hang: true, forMs: 60_000 });
+    const read = readWindow(faults.view(store), new CompoundKey('leader'), { deadline: { clock, ms: 50 } });
+    await clock.advance(50);
+    const slots = await read;
+    expect(slots[0]).toMatchObject({ nonce: 0, ok: false });
+    expect(StoreUnavailableError.is((slots[0] as { error: unknown }).error)).toBe(true);
+    expect(slots.slice(1)).toEqual([
+      { nonce: 1, ok: true, value: 'hello' },
+      { nonce: 2, ok: true, value: null },
+      { nonce: 3, ok: true, value: null },
+    ]);
   });
 
   it('writeMoving gives up with KeyUnavailableError after trying every nonce once', async () => {

@@ -33,9 +33,9 @@ interface Down {
 }
 
 /**
- * Which masters of a Redis Cluster are down, as seen by this client: a node is marked down when a
- * command to it times out or its connection fails (or ioredis reports a `node error`), and up
- * again when a command to it succeeds. Operations on keys that a down node serves are refused at
+ * Which masters of a Redis Cluster are down, as seen by this client: a node is marked down when
+ * its connection fails (or ioredis reports a `node error`) or two commands to it in a row time
+ * out, and up again when a command to it succeeds. Operations on keys that a down node serves are refused at
  * once, except one probe per back-off (100 ms doubling to 1 s), so a dead shard costs neither the
  * caller's deadline nor a reconnection per operation. When every master is down the failure is
  * the store's, not a key's. Logs once per change of a node's state.
@@ -43,6 +43,8 @@ interface Down {
 export class ShardHealth {
   readonly #o: ShardHealthOptions;
   readonly #down = new Map<string, Down>();
+  /** Timeouts in a row per node not (yet) marked down: one alone may be a slow moment. */
+  readonly #strikes = new Map<string, number>();
   readonly #min: number;
   readonly #max: number;
   #storeDown = false;
@@ -84,10 +86,12 @@ export class ShardHealth {
   /** A command to `node` succeeded: it is up. */
   succeeded(node: string | undefined): void {
     if (node === undefined) return;
+    this.#strikes.delete(node);
     const down = this.#down.get(node);
     if (!down) return;
     this.#down.delete(node);
-    this.#o.logger.info({ store: this.#o.store, node, downMs: this.#o.clock.now() - down.since }, 'redis: cluster node is back');
+    // A warning like the one that said it went down, so that whoever sees one sees the other.
+    this.#o.logger.warn({ store: this.#o.store, node, downMs: this.#o.clock.now() - down.since }, 'redis: cluster node is back');
     this.#recount();
   }
 
@@ -104,6 +108,13 @@ export class ShardHealth {
       }
       return;
     }
+    // A refused or lost connection is proof enough; a timeout counts on the second in a row.
+    if (isTimeout(error)) {
+      const strikes = (this.#strikes.get(node) ?? 0) + 1;
+      this.#strikes.set(node, strikes);
+      if (strikes < 2) return;
+    }
+    this.#strikes.delete(node);
     this.#down.set(node, { since: now, backoffMs: this.#min, nextProbeAt: now + this.#min, probing: false });
     this.#o.logger.warn(
       { store: this.#o.store, node, error: error instanceof Error ? error.message : String(error) },
@@ -127,6 +138,11 @@ export class ShardHealth {
       if (all) this.#o.logger.warn({ store: this.#o.store, nodes: masters.size }, 'redis: every cluster node is down');
     }
   }
+}
+
+/** True for a command that timed out (ioredis `commandTimeout`), as opposed to a failed connection. */
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && /timed out/i.test(error.message);
 }
 
 /**
