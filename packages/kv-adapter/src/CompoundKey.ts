@@ -1,4 +1,4 @@
-import { ConfigError, KeyUnavailableError, RosterError } from './errors.js';
+import { ConfigError, KeyUnavailableError, RosterError, StoreUnavailableError } from './errors.js';
 import type { Clock } from './clock/Clock.js';
 import type { KV } from './KV.js';
 import { withDeadline } from './util/deadline.js';
@@ -142,8 +142,11 @@ export async function readWindow(kv: KV, key: CompoundKey, options: ReadWindowOp
 
 /**
  * Runs `op` on the current key of `key`; when it rejects with {@link KeyUnavailableError},
- * moves to the next nonce and tries again, at most once per nonce of the window. Any other error
- * is rethrown at once. Resolves with the result and the nonce it succeeded at.
+ * moves to the next nonce and tries again, at most once per nonce of the window. A deadline that
+ * passed (`StoreUnavailableError` with `timedOut`) counts as that key's failure too, as a hung
+ * shard shows itself, unless the previous nonce timed out as well: two in a row is the store,
+ * and the error is rethrown. Any other error is rethrown at once. Resolves with the result and
+ * the nonce it succeeded at.
  *
  * @example
  * ```ts
@@ -152,11 +155,14 @@ export async function readWindow(kv: KV, key: CompoundKey, options: ReadWindowOp
  */
 export async function writeMoving<T>(key: CompoundKey, op: (key: string) => Promise<T>): Promise<{ result: T; nonce: number }> {
   let last: unknown;
+  let lastTimedOut = false;
   for (let attempt = 0; attempt < key.window; attempt++) {
     try {
       return { result: await op(key.current), nonce: key.nonce };
     } catch (error) {
-      if (!KeyUnavailableError.is(error)) throw error;
+      const timedOut = StoreUnavailableError.is(error) && error.timedOut;
+      if (!KeyUnavailableError.is(error) && !(timedOut && !lastTimedOut)) throw error;
+      lastTimedOut = timedOut;
       last = error;
       key.advance();
     }

@@ -62,3 +62,33 @@ describe('a hung shard under the leader key (dead or frozen Redis Cluster master
     });
   }
 });
+
+describe('a hung shard under any other key', () => {
+  const timing = { intervalMs: 200, timeoutMs: 1000 };
+  const { intervalMs: I, timeoutMs: T } = timing;
+  // n1 leads; n2 is a follower; n5 joins during the fault. (The era key is not a simulator KeyRef.)
+  for (const keys of ['join 0', 'id/n2 0', 'id/n1 0', 'id/n5 0']) {
+    it(`'${keys}' hangs: no leader change, the joiner is admitted within about T, a leader crash fails over within T + 2I`, async () => {
+      const faultAt = 10 * T;
+      const joinAt = faultAt + 2 * T;
+      const crashAt = joinAt + 4 * T;
+      const healAt = crashAt + 4 * T;
+      const run = await runScenario({
+        seed: 0,
+        timing,
+        steps: [
+          { at: 0, do: 'start', node: 'n1' },
+          { at: 10, do: 'start', node: 'n2' },
+          { at: 20, do: 'start', node: 'n3' },
+          { at: faultAt, do: 'keyUnavailable', keys, forMs: healAt - faultAt, hang: true },
+          { at: joinAt, do: 'start', node: 'n5' },
+          { at: crashAt, do: 'crash', node: 'n1' },
+        ],
+      });
+      expect(checkRun(run).violations).toEqual([]);
+      expect(leaderlessMs(run, faultAt, crashAt)).toBe(0);
+      for (const label of ['n1', 'n2', 'n3', 'n5']) expect(membersAt(run, label, joinAt + T + 4 * I)).toContain('n5');
+      expect(leaderlessMs(run, crashAt, healAt)).toBeLessThanOrEqual(T + 2 * I);
+    });
+  }
+});
