@@ -93,6 +93,27 @@ describe('CompoundKey', () => {
     ]);
   });
 
+  it('writeMoving takes a deadline that passed on one nonce for that key, and two in a row for the store', async () => {
+    const timeout = new StoreUnavailableError('set took longer than 50 ms', { timedOut: true });
+    const oneHung = new CompoundKey('id/n1');
+    const tried: string[] = [];
+    const { nonce } = await writeMoving(oneHung, async (k) => {
+      tried.push(k);
+      if (k === 'id/n1 0') throw timeout;
+    });
+    expect(nonce).toBe(1);
+    expect(tried).toEqual(['id/n1 0', 'id/n1 1']);
+
+    const allHung = new CompoundKey('id/n1');
+    await expect(writeMoving(allHung, async () => Promise.reject(timeout))).rejects.toBe(timeout);
+    expect(allHung.nonce).toBe(1); // tried 0 and 1, then gave up
+
+    const refused = new StoreUnavailableError('connection refused');
+    const outage = new CompoundKey('id/n1');
+    await expect(writeMoving(outage, async () => Promise.reject(refused))).rejects.toBe(refused);
+    expect(outage.nonce).toBe(0);
+  });
+
   it('writeMoving gives up with KeyUnavailableError after trying every nonce once', async () => {
     const kv = withDeadKeys(new Set(['j 0', 'j 1']));
     await expect(writeMoving(new CompoundKey('j', { window: 2 }), (k) => kv.set(k, 'v'))).rejects.toBeInstanceOf(
