@@ -66,9 +66,10 @@ describe('RedisKV remembers which cluster masters are down', () => {
     master.pause();
     try {
       for (let i = 0; i < 2; i++) expect(KeyUnavailableError.is((await settle(kv.get(key))).error)).toBe(true);
-      const fast = await settle(kv.get(key));
-      expect(KeyUnavailableError.is(fast.error)).toBe(true);
-      expect(fast.ms).toBeLessThan(100);
+      const later = await Promise.all(Array.from({ length: 10 }, () => settle(kv!.get(key))));
+      for (const r of later) expect(KeyUnavailableError.is(r.error)).toBe(true);
+      // Refused locally (one of them may be the probe, which waits for its timeout).
+      expect(Math.min(...later.map((r) => r.ms))).toBeLessThan(20);
       await kv.set(other, 'ok');
       expect(await kv.get(other)).toBe('ok');
     } finally {

@@ -18,7 +18,7 @@ import {
   type LeaderWindowRead,
   type Member,
 } from '@roster/follower';
-import { KeyUnavailableError, UpdateStream, readWindow, withDeadline, writeMoving, type CompoundKey, type Timer } from '@roster/kv-adapter';
+import { UpdateStream, isKeyFailure, readWindow, withDeadline, writeMoving, type CompoundKey, type Timer } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import type { LeaderInfo, Role, RosterUpdate, WatchFunction } from './events.js';
 import { JoinPoller } from './JoinPoller.js';
@@ -402,7 +402,7 @@ export class RosterNode {
         c.settle = clock.setTimer(() => this.#main.poke(), settleMs);
         return;
       } catch (error) {
-        if (KeyUnavailableError.is(error)) continue;
+        if (isKeyFailure(error)) continue;
         this.#cfg.logger.warn({ err: error }, 'claim failed');
         return;
       }
@@ -527,7 +527,7 @@ export class RosterNode {
         return;
       } catch (error) {
         if (this.#lead !== lead) return;
-        if (!KeyUnavailableError.is(error)) {
+        if (!isKeyFailure(error)) {
           this.#cfg.logger.warn({ err: error }, 'publish failed');
           return;
         }

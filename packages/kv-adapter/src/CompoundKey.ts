@@ -141,6 +141,16 @@ export async function readWindow(kv: KV, key: CompoundKey, options: ReadWindowOp
 }
 
 /**
+ * True when `error` says one key could not be used, rather than the store: a
+ * {@link KeyUnavailableError}, or a deadline that passed on an operation on that one key
+ * (`StoreUnavailableError` with `timedOut`), as a hung shard shows itself. A writer moves on to
+ * the next nonce for either.
+ */
+export function isKeyFailure(error: unknown): boolean {
+  return KeyUnavailableError.is(error) || (StoreUnavailableError.is(error) && error.timedOut);
+}
+
+/**
  * Runs `op` on the current key of `key`; when it rejects with {@link KeyUnavailableError},
  * moves to the next nonce and tries again, at most once per nonce of the window. A deadline that
  * passed (`StoreUnavailableError` with `timedOut`) counts as that key's failure too, as a hung

@@ -48,6 +48,7 @@ export {
   CompoundKey,
   type CompoundKeyOptions,
   DEFAULT_NONCE_WINDOW,
+  isKeyFailure,
   readWindow,
   type ReadWindowOptions,
   writeMoving,
