@@ -3,16 +3,15 @@ import { describe, expect, it } from 'vitest';
 import {
   CompoundKey,
   ConfigError,
-  FaultInjector,
   KeyUnavailableError,
   MemoryKV,
   Namespace,
   readWindow,
   StoreUnavailableError,
-  VirtualClock,
   writeMoving,
   type KV,
 } from '../src/index.js';
+import { FaultInjector, VirtualClock } from '../src/testing.js';
 
 /** A MemoryKV on which chosen keys are unavailable (a tiny stand-in for a dead shard). */
 function withDeadKeys(dead: Set<string>): KV {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { VirtualClock, type Logger } from '../src/index.js';
+import type { Logger } from '../src/index.js';
+import { VirtualClock } from '../src/testing.js';
 import { keySlot } from '../src/redis/keySlot.js';
 import { isNodeFailure, ShardHealth } from '../src/redis/ShardHealth.js';
 

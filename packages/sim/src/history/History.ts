@@ -1,5 +1,5 @@
 import type { RosterUpdate } from '@roster/election';
-import type { OperationRecord } from '@roster/kv-adapter';
+import type { OperationRecord } from '@roster/kv-adapter/testing';
 import type { NodeId, Step } from '../scenario/Scenario.js';
 
 /**

@@ -1,6 +1,7 @@
 import { createNode, type RosterUpdate } from '@roster/election';
 import { parseBroadcast, parseMember } from '@roster/follower';
-import { FaultInjector, MemoryKV, Namespace, VirtualClock, type KV } from '@roster/kv-adapter';
+import { MemoryKV, Namespace, type KV } from '@roster/kv-adapter';
+import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
 import { History, type Incarnation } from '../history/History.js';
 import type { Mutation, MutationContext } from '../mutations/Mutation.js';
 import { convergenceBound, losesData, quietAt, runLength, viewsOf, type Views } from '../scenario/analysis.js';

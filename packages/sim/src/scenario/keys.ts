@@ -1,4 +1,5 @@
-import { ConfigError, type KeySelector } from '@roster/kv-adapter';
+import { ConfigError } from '@roster/kv-adapter';
+import { type KeySelector } from '@roster/kv-adapter/testing';
 import type { KeyRef } from './Scenario.js';
 
 /** A parsed {@link KeyRef}: the simple key (`leader`, `join`, `id/<node>`) and a nonce or every nonce. */
