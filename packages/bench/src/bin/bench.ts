@@ -2,6 +2,7 @@
 /** `pnpm bench`: runs the bench, writes the JSON result and (for a run of everything) docs/benchmarks.md. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { stopAllOnSignals } from '../infra/processes.js';
 import { parseBenchArgs, UsageError } from '../options.js';
 import { packageRoot, repoRoot } from '../paths.js';
 import { writeDocs } from '../report/writeDocs.js';
@@ -17,6 +18,7 @@ try {
   }
   throw error;
 }
+stopAllOnSignals();
 const progress = (message: string): void => {
   process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${message}\n`);
 };

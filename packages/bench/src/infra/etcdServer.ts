@@ -1,12 +1,11 @@
 /** A real single-member `etcd` on loopback ports, in a temp data directory. */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { etcdBinary } from './binaries.js';
 import { HOST, freePort, waitUntil } from './net.js';
 import { spawnTracked, terminate } from './processes.js';
+import { tempDir } from './tempDir.js';
 
 const run = promisify(execFile);
 
@@ -19,14 +18,14 @@ export interface EtcdServer {
 
 /** Starts etcd with its default timing (heartbeat 100 ms, election 1000 ms). */
 export async function startEtcd(): Promise<EtcdServer> {
-  const dir = await mkdtemp(join(tmpdir(), 'roster-bench-etcd-'));
+  const dir = await tempDir('roster-bench-etcd-');
   const clientPort = await freePort();
   const peerPort = await freePort();
   const url = `http://${HOST}:${clientPort}`;
   const peer = `http://${HOST}:${peerPort}`;
   const proc = spawnTracked(etcdBinary(), [
     '--name', 'bench',
-    '--data-dir', join(dir, 'data'),
+    '--data-dir', join(dir.path, 'data'),
     '--listen-client-urls', url,
     '--advertise-client-urls', url,
     '--listen-peer-urls', peer,
@@ -37,7 +36,7 @@ export async function startEtcd(): Promise<EtcdServer> {
   ]);
   const stop = async (): Promise<void> => {
     await terminate(proc);
-    await rm(dir, { recursive: true, force: true });
+    await dir.remove();
   };
   try {
     await waitUntil(async () => (await fetch(`${url}/health`)).ok, 20_000, `etcd on ${url}`, 100);

@@ -7,23 +7,48 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { createInterface } from 'node:readline';
 
 const live = new Set<ChildProcess>();
-let hooksInstalled = false;
+let exitHookInstalled = false;
 
-function installHooks(): void {
-  if (hooksInstalled) return;
-  hooksInstalled = true;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
   process.once('exit', () => {
     for (const child of live) {
       child.kill('SIGCONT');
       child.kill('SIGKILL');
     }
   });
+}
+
+/**
+ * For the bench's main program: on SIGINT (Ctrl-C), SIGTERM or SIGHUP, stop every tracked
+ * process, then exit (130 or 143). A second signal while stopping exits at once (the exit hook
+ * still SIGKILLs what is left).
+ */
+export function stopAllOnSignals(): void {
+  installExitHook();
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
+      const code = signal === 'SIGINT' ? 130 : 143;
+      if (stopping) process.exit(code);
+      stopping = true;
       process.stderr.write(`\nbench: ${signal}, stopping ${live.size} processes\n`);
-      void killAll().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+      void killAll()
+        .then(() => Promise.allSettled([...afterSignal].map((fn) => fn())))
+        .finally(() => process.exit(code));
     });
   }
+}
+let stopping = false;
+const afterSignal = new Set<() => Promise<void>>();
+
+/**
+ * Registers a cleanup (e.g. removing a temp directory) to run after the processes are gone when
+ * the bench is stopped by a signal; returns the function that unregisters it.
+ */
+export function onSignalCleanup(fn: () => Promise<void>): () => void {
+  afterSignal.add(fn);
+  return () => afterSignal.delete(fn);
 }
 
 /** A child process with its stdout read line by line. */
@@ -48,7 +73,7 @@ export interface SpawnTrackedOptions {
 
 /** Spawns `file args` and tracks it until it exits. */
 export function spawnTracked(file: string, args: readonly string[], options: SpawnTrackedOptions = {}): Tracked {
-  installHooks();
+  installExitHook();
   const spawnOptions: SpawnOptions = {
     stdio: options.ipc ? ['pipe', 'pipe', 'pipe', 'ipc'] : ['pipe', 'pipe', 'pipe'],
     env: options.env ?? process.env,

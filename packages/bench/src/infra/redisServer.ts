@@ -3,14 +3,13 @@
  * with `redis-cli --cluster create`. Loopback only, no persistence, temp working directories.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { redisCliBinary, redisServerBinary } from './binaries.js';
 import { HOST, freePort, waitUntil } from './net.js';
 import { spawnTracked, terminate, type Tracked } from './processes.js';
+import { tempDir } from './tempDir.js';
 
 const run = promisify(execFile);
 
@@ -63,32 +62,32 @@ async function startOne(dir: string, extra: readonly string[], alsoFree: readonl
 
 /** Starts one redis-server on a free loopback port. */
 export async function startRedisServer(): Promise<RedisServer> {
-  const dir = await mkdtemp(join(tmpdir(), 'roster-bench-redis-'));
-  const server = await startOne(dir, []).catch(async (error: unknown) => {
-    await rm(dir, { recursive: true, force: true });
+  const dir = await tempDir('roster-bench-redis-');
+  const server = await startOne(dir.path, []).catch(async (error: unknown) => {
+    await dir.remove();
     throw error;
   });
   return {
     ...server,
     async stop() {
       await server.stop();
-      await rm(dir, { recursive: true, force: true });
+      await dir.remove();
     },
   };
 }
 
 /** Starts `n` (≥ 3) cluster-enabled masters and creates the cluster. */
 export async function startRedisCluster(n = 3): Promise<RedisClusterServers> {
-  const dir = await mkdtemp(join(tmpdir(), 'roster-bench-cluster-'));
+  const dir = await tempDir('roster-bench-cluster-');
   const masters: RedisServer[] = [];
   const stop = async (): Promise<void> => {
     await Promise.all(masters.map((m) => m.stop()));
-    await rm(dir, { recursive: true, force: true });
+    await dir.remove();
   };
   try {
     for (let i = 0; i < n; i++) {
       masters.push(
-        await startOne(dir, ['--cluster-enabled', 'yes', '--cluster-require-full-coverage', 'no', '--cluster-config-file', join(dir, `nodes-${i}.conf`), '--cluster-node-timeout', '3000'], [10_000]),
+        await startOne(dir.path, ['--cluster-enabled', 'yes', '--cluster-require-full-coverage', 'no', '--cluster-config-file', join(dir.path, `nodes-${i}.conf`), '--cluster-node-timeout', '3000'], [10_000]),
       );
     }
     await run(redisCliBinary(), ['--cluster', 'create', ...masters.map((m) => `${m.host}:${m.port}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });

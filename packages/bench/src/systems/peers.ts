@@ -70,7 +70,7 @@ export function etcdSystem(options: EtcdSystemOptions): System {
     label: `etcd Election TTL=${ttlS}s`,
     timing: `lease TTL ${ttlS} s${raised}, keep-alive every ${Math.round((ttlS * 1000) / 3)} ms`,
     timeoutMs: ttlS * 1000,
-    settleMs: ttlS * 1000 + 1500,
+    settleMs: 1500,
     reportsMembers: false,
     command: () => ({
       file: process.execPath,
