@@ -146,7 +146,8 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
     // Failover with N members.
     let failoverMs: number | null = null;
     let allFollowMs: number | null = null;
-    if (ok) {
+    // Also when the group did not converge: the failover of a group under that load is a figure too.
+    if (leader.last?.leading.includes(leaderId)) {
       const killedAt = Date.now();
       leader.tracked.child.kill('SIGKILL');
       await leader.tracked.exited;
