@@ -43,6 +43,10 @@ export interface ScaleResult extends ScaleCase {
   readonly failoverMs: number | null;
   /** …until every surviving member follows that new leader (at the workers' report resolution). */
   readonly allFollowMs: number | null;
+  /** Elections won by members of the workers before the leader process was killed: leadership that moved on its own. */
+  readonly unforcedElections: number;
+  /** What went differently from plan, for readers (e.g. the leader lost leadership on its own). */
+  readonly note?: string;
   readonly error?: string;
 }
 
@@ -100,7 +104,7 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
   const procs: Proc[] = [];
   const nWorkers = Math.ceil((c.members - 1) / options.perWorker);
   const base = { ...c, workers: nWorkers, convergeLimitMs: options.convergeLimitMs, windowMs: options.windowMs };
-  const empty = { convergeMs: null, commandsPerMemberInterval: Number.NaN, commandsByName: {}, bytesOutPerMemberInterval: Number.NaN, bytesInPerMemberInterval: Number.NaN, bytesOutPerSecond: Number.NaN, leaderCpuPercent: Number.NaN, leaderCpuUsPerMemberInterval: Number.NaN, failoverMs: null, allFollowMs: null };
+  const empty = { convergeMs: null, commandsPerMemberInterval: Number.NaN, commandsByName: {}, bytesOutPerMemberInterval: Number.NaN, bytesInPerMemberInterval: Number.NaN, bytesOutPerSecond: Number.NaN, leaderCpuPercent: Number.NaN, leaderCpuUsPerMemberInterval: Number.NaN, failoverMs: null, allFollowMs: null, unforcedElections: 0 };
   try {
     const leader = startWorker(options, c, key, 'lead', 1, reportEvery);
     procs.push(leader);
@@ -146,8 +150,15 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
     // Failover with N members.
     let failoverMs: number | null = null;
     let allFollowMs: number | null = null;
+    const unforcedElections = procs.slice(1).reduce((n, p) => n + p.leaderLines.length, 0);
+    const stillLeads = leader.last?.leading.includes(leaderId) === true;
+    const note = stillLeads
+      ? unforcedElections > 0
+        ? `leadership moved to a worker member ${unforcedElections} time(s) and back before the kill`
+        : undefined
+      : `the leader process lost leadership on its own (${unforcedElections} election(s) among the workers); failover not measured`;
     // Also when the group did not converge: the failover of a group under that load is a figure too.
-    if (leader.last?.leading.includes(leaderId)) {
+    if (stillLeads) {
       const killedAt = Date.now();
       leader.tracked.child.kill('SIGKILL');
       await leader.tracked.exited;
@@ -162,7 +173,8 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
       }
       progress(`    failover ${failoverMs ?? '—'} ms, all follow after ${allFollowMs ?? '—'} ms`);
     }
-    return { ...base, ...cost, convergeMs, failoverMs, allFollowMs };
+    if (note) progress(`    note: ${note}`);
+    return { ...base, ...cost, convergeMs, failoverMs, allFollowMs, unforcedElections, ...(note && { note }) };
   } catch (error) {
     progress(`  scale ${c.store} N=${c.members}: ${(error as Error).message}`);
     return { ...base, ...empty, error: (error as Error).message };
