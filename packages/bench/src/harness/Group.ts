@@ -38,7 +38,7 @@ export class Group {
     this.system = system;
   }
 
-  /** Starts one more node; resolves once it is spawned (not yet ready). */
+  /** Spawns one more node; it counts as ready once it prints its first line. */
   spawn(): GroupNode {
     const name = `n${this.#next++}`;
     const { file, args } = this.system.command(name);
