@@ -29,11 +29,14 @@ export interface BenchOptions {
   readonly scale: readonly ScaleCase[];
   /** Write docs/benchmarks.md and its plots. */
   readonly writeDocs: boolean;
+  /** Run nothing: rewrite docs/benchmarks.md and its plots from this result file. */
+  readonly reportFrom?: string;
 }
 
 /** The usage text. */
 export const USAGE = `pnpm bench [--quick] [--only roster,redis-leader,etcd] [--section ${SECTIONS.join(',')}]
            [--scale-n 10,100,1000] [--docs | --no-docs]
+pnpm bench --report packages/bench/results/latest.json
 
   --quick      a few minutes: fewer kills and tries, a coarser grid for etcd, N up to 1,000
   (default)    the full run: 10 kills, 3 tries on a 50 ms grid for every system, N up to 10,000
@@ -41,6 +44,7 @@ export const USAGE = `pnpm bench [--quick] [--only roster,redis-leader,etcd] [--
   --section    the sections to run (default: all)
   --scale-n    the member counts of the scale section
   --docs       write docs/benchmarks.md and its plots (default: only for a run of everything)
+  --report F   run nothing; write docs/benchmarks.md and its plots from the result file F
 `;
 
 /** Thrown for a bad command line. */
@@ -67,6 +71,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         section: { type: 'string', multiple: true },
         'scale-n': { type: 'string' },
         docs: { type: 'boolean' },
+        report: { type: 'string' },
         'no-docs': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -103,5 +108,6 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       ...scaleNs('cluster').map((members) => ({ store: 'cluster' as const, members, intervalMs: 1000, timeoutMs: 5000 })),
     ],
     writeDocs: v['no-docs'] ? false : (v.docs ?? fullRun),
+    ...(v.report !== undefined && { reportFrom: v.report }),
   };
 }

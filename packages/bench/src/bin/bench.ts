@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 /** `pnpm bench`: runs the bench, writes the JSON result and (for a run of everything) docs/benchmarks.md. */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { stopAllOnSignals } from '../infra/processes.js';
 import { parseBenchArgs, UsageError } from '../options.js';
 import { packageRoot, repoRoot } from '../paths.js';
 import { writeDocs } from '../report/writeDocs.js';
+import type { BenchResult } from '../result.js';
 import { runBench } from '../runBench.js';
 
 let options;
@@ -17,6 +18,14 @@ try {
     process.exit(error.message.startsWith('pnpm bench') ? 0 : 2);
   }
   throw error;
+}
+if (options.reportFrom !== undefined) {
+  // pnpm runs scripts from the repository root; a relative path is taken from where pnpm was called.
+  const file = resolve(process.env.INIT_CWD ?? process.cwd(), options.reportFrom);
+  const saved = JSON.parse(await readFile(file, 'utf8')) as BenchResult;
+  const written = await writeDocs(saved, repoRoot);
+  process.stderr.write(`wrote ${written.join(', ')} from ${file}\n`);
+  process.exit(0);
 }
 stopAllOnSignals();
 const progress = (message: string): void => {

@@ -10,6 +10,8 @@ export interface PlotPoint {
   /** An upper whisker on y (e.g. p90). */
   readonly yHigh?: number;
   readonly label?: string;
+  /** Drawn as a ring: a point measured on a group that was not steady. */
+  readonly hollow?: boolean;
 }
 
 /** A named series of points. */
@@ -37,6 +39,8 @@ export interface Panel {
   /** Axis ranges; computed from the data when absent. */
   readonly xRange?: readonly [number, number];
   readonly yRange?: readonly [number, number];
+  /** A line under the legend. */
+  readonly footnote?: string;
 }
 
 /** Colours that read on white and on dark backgrounds. */
@@ -121,20 +125,24 @@ function panelSvg(panel: Panel, dx: number): string {
     }
     for (const p of good) {
       if (p.yHigh !== undefined && p.yHigh > p.y) out.push(`<line x1="${sx(p.x)}" y1="${sy(p.y)}" x2="${sx(p.x)}" y2="${sy(p.yHigh)}" stroke="${s.color}" stroke-width="2"/>`);
-      out.push(`<circle cx="${sx(p.x).toFixed(1)}" cy="${sy(p.y).toFixed(1)}" r="4.5" fill="${s.color}"/>`);
+      const fill = p.hollow ? 'fill="#fff" stroke-width="2" stroke' : 'fill';
+      out.push(`<circle cx="${sx(p.x).toFixed(1)}" cy="${sy(p.y).toFixed(1)}" r="4.5" ${fill}="${s.color}"/>`);
       if (p.label) out.push(`<text x="${sx(p.x) + 7}" y="${sy(p.y) - 6}" font-size="11" fill="${s.color}">${esc(p.label)}</text>`);
     }
     const ly = PLOT_H + 4 + index * LEGEND_ROW;
     out.push(`<rect x="${dx + M.left}" y="${ly - 9}" width="10" height="10" fill="${s.color}"/>`);
     out.push(`<text x="${dx + M.left + 14}" y="${ly}" font-size="11">${esc(s.name)}</text>`);
   });
+  if (panel.footnote) {
+    out.push(`<text x="${dx + M.left}" y="${PLOT_H + 4 + panel.series.length * LEGEND_ROW}" font-size="11" fill="#666">${esc(panel.footnote)}</text>`);
+  }
   return out.join('\n');
 }
 
 /** An SVG document of panels side by side, each on log–log axes. */
 export function plot(panels: readonly Panel[]): string {
   const width = W * panels.length;
-  const H = PLOT_H + 8 + LEGEND_ROW * Math.max(...panels.map((p) => p.series.length), 0);
+  const H = PLOT_H + 8 + LEGEND_ROW * Math.max(...panels.map((p) => p.series.length + (p.footnote ? 1 : 0)), 0);
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${H}" viewBox="0 0 ${width} ${H}" font-family="sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="#fff"/>`,

@@ -40,10 +40,11 @@ export function scalePlot(result: BenchResult): string {
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   const series = (pick: (r: (typeof result.scale)[number]) => number): Series[] =>
-    [...groups.entries()].map(([name, rows], i) => ({ name, color: PALETTE[i % PALETTE.length]!, line: true, points: rows.map((r) => ({ x: r.members, y: pick(r) })) }));
+    [...groups.entries()].map(([name, rows], i) => ({ name, color: PALETTE[i % PALETTE.length]!, line: true, points: rows.map((r) => ({ x: r.members, y: pick(r), hollow: r.convergeMs === null || r.note !== undefined })) }));
+  const footnote = result.scale.some((r) => r.convergeMs === null || r.note !== undefined) ? 'ring: the group did not converge, or its leader moved on its own' : undefined;
   return plot([
-    { title: 'Bytes Redis sends per member per interval', xLabel: 'members N (log)', yLabel: 'bytes (log)', series: series((r) => r.bytesOutPerMemberInterval) },
-    { title: 'Redis commands per member per interval', xLabel: 'members N (log)', yLabel: 'commands (log)', series: series((r) => r.commandsPerMemberInterval) },
+    { title: 'Bytes Redis sends per member per interval', xLabel: 'members N (log)', yLabel: 'bytes (log)', series: series((r) => r.bytesOutPerMemberInterval), ...(footnote && { footnote }) },
+    { title: 'Redis commands per member per interval', xLabel: 'members N (log)', yLabel: 'commands (log)', series: series((r) => r.commandsPerMemberInterval), ...(footnote && { footnote }) },
   ]);
 }
 
