@@ -173,7 +173,8 @@ describe('roster node --status-port', () => {
     expect(typeof status.latency.windowReadMs).toBe('number');
     expect(status.recent.join('\n')).toMatch(/role follower \(started\)/);
     const html = await (await fetch(url)).text();
-    expect(html).toContain('<h1>roster node a</h1>');
+    expect(html).toContain('roster node <span id="id">a</span>');
+    expect((await fetch(`${url}readyz`)).status).toBe(200);
 
     a.signal('SIGTERM');
     expect(await a.exited).toEqual({ code: 0, signal: null });

@@ -109,6 +109,26 @@ describe('the demo', () => {
     await until(() => run.output.includes('every node is up') && /n\d\s+follows/.test(run.output), 30_000, () => run.output);
     const marked = processesMarked(run.mark);
     expect(marked.length, 'the demo, its 3 workers and its store').toBeGreaterThanOrEqual(4);
+    // One URL shows every node, live.
+    const url = /roster demo: watch every node live at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(run.output)?.[1];
+    expect(url, run.output).toBeDefined();
+    const page = await (await fetch(url!)).text();
+    expect(page).toContain('new EventSource("/events")');
+    type Cluster = { phase: string; leader: { id: string } | null; nodes: { id: string; life: string; follows: string | null }[] };
+    let cluster: Cluster | undefined;
+    const agreed = (c: Cluster | undefined): boolean => c?.leader != null && c.nodes.every((n) => n.life === 'running' && n.follows === c.leader!.id);
+    const poll = setInterval(() => void fetch(`${url}cluster.json`).then(async (r) => (cluster = (await r.json()) as Cluster), () => undefined), 50);
+    try {
+      await until(() => agreed(cluster), 15_000, () => JSON.stringify(cluster));
+    } finally {
+      clearInterval(poll);
+    }
+    expect(cluster!.phase).toBe('running');
+    expect(cluster!.nodes.map((n) => n.id).sort()).toEqual(['n1', 'n2', 'n3']);
+    const events = await fetch(`${url}events`);
+    expect(events.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const first = await events.body!.pipeThrough(new TextDecoderStream()).getReader().read();
+    expect(first.value).toMatch(/^event: cluster\ndata: \{/);
     process.kill(-run.child.pid!, 'SIGINT'); // the whole group, as a terminal's Ctrl-C
     const code = await Promise.race([run.exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 30_000))]);
     expect(code, run.output).toBe(0);

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createNode, type RosterNode } from '@roster/election';
-import { RedisKV, MemoryLogger } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter';
+import { MemoryLogger } from '@roster/kv-adapter/testing';
 import { startRedis } from './support/redis.js';
 
 /** The protocol's scenarios on a real redis-server and the real clock, with generous bounds. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as delay } from 'node:timers/promises';
-import { MemoryLogger, Namespace, RedisKV } from '@roster/kv-adapter';
+import { Namespace, RedisKV } from '@roster/kv-adapter';
+import { MemoryLogger } from '@roster/kv-adapter/testing';
 import { HeartbeatTable, PrimaryContender, PrimaryResolver } from '@roster/primary';
 import { startRedis } from './support/redis.js';
 

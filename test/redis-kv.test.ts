@@ -2,17 +2,8 @@ import { createServer } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import {
-  ConfigError,
-  KVRejectedError,
-  MemoryLogger,
-  RedisKV,
-  RosterError,
-  StoreUnavailableError,
-  ValueTooLargeError,
-  parseStoreUrl,
-  redactStoreUrl,
-} from '@roster/kv-adapter';
+import { ConfigError, KVRejectedError, RedisKV, RosterError, StoreUnavailableError, ValueTooLargeError, parseStoreUrl, redactStoreUrl } from '@roster/kv-adapter';
+import { MemoryLogger } from '@roster/kv-adapter/testing';
 import { kvContract } from '../packages/kv-adapter/test/contract.js';
 import { startRedis, type RedisTestServer } from './support/redis.js';
 

@@ -1,6 +1,6 @@
 import { commands as builtIn } from './commands/index.js';
 import type { CliIO, Command } from './commands/Command.js';
-import { CliError, ExitCode } from './internal/CliError.js';
+import { CliError, ExitCode } from './CliError.js';
 
 /** Options of {@link runCli}. */
 export interface RunCliOptions {

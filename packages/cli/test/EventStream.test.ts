@@ -16,6 +16,8 @@ const status = (): NodeStatus => ({
   latency: { windowReadMs: null, pongRoundTripMs: null },
   intervalMs: 1000,
   timeoutMs: 5000,
+  probes: { healthz: { ok: true, reason: 'ok' }, readyz: { ok: false, reason: 'no leader known' } },
+  storeHealth: { reachable: true, lastSuccessAgoMs: 1, lastError: null, inFlight: 0 },
   stats: {},
   recent: [],
 });
@@ -71,7 +73,7 @@ afterEach(async () => {
 });
 
 async function serve(stream: EventStream): Promise<(path?: string) => Reader> {
-  page = await StatusPage.listen('127.0.0.1', 0, status, stream);
+  page = await StatusPage.listen('127.0.0.1', 0, status, { events: stream });
   return (path = 'events') => {
     const reader = new Reader(`${page!.url}${path}`);
     readers.push(reader);
@@ -152,5 +154,42 @@ describe('GET /events on the status page', () => {
     await page!.close();
     page = await StatusPage.listen('127.0.0.1', 0, status);
     expect((await fetch(`${page.url}events`)).status).toBe(404);
+  });
+
+  it('speaks Server-Sent Events to a client that accepts text/event-stream: the status, the snapshot, then events and status updates', async () => {
+    const stream = new EventStream('web-1', status);
+    await serve(stream);
+    stream.publish(started);
+    stream.open();
+    const controller = new AbortController();
+    const response = await fetch(`${page!.url}events`, { headers: { accept: 'text/event-stream' }, signal: controller.signal });
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(stream.sseClients).toBe(1);
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    const messages = (): { event: string; data: unknown }[] =>
+      text
+        .split('\n\n')
+        .slice(0, -1)
+        .map((block) => {
+          const [event, data] = block.split('\n');
+          return { event: event!.replace('event: ', ''), data: JSON.parse(data!.replace('data: ', '')) as unknown };
+        });
+    const readUntil = async (n: number): Promise<void> => {
+      while (messages().length < n) text += (await reader.read()).value ?? '';
+    };
+    await readUntil(4);
+    expect(messages().map((m) => m.event)).toEqual(['status', 'node', 'node', 'node']);
+    expect(messages()[0]!.data).toEqual(status());
+    expect(messages()[1]!.data).toEqual({ ...started, reason: 'snapshot' });
+
+    stream.publish(leader);
+    stream.publishStatus({ role: 'leader' });
+    await readUntil(6);
+    expect(messages().slice(4)).toEqual([
+      { event: 'node', data: leader },
+      { event: 'status', data: { role: 'leader' } },
+    ]);
+    controller.abort();
   });
 });

@@ -9,10 +9,12 @@ const status: NodeStatus = {
   state: 'running',
   role: 'follower',
   leader: { id: 'web-2', era: 3, nonce: 0, token: '4095' },
-  members: { version: 12, list: [{ id: 'web-1', weight: 1 }, { id: 'web-2', weight: 4 }] },
-  latency: { windowReadMs: 0.8, pongRoundTripMs: null },
+  members: { version: 12, list: [{ id: 'web-1', weight: 1, latencyMs: 2.5 }, { id: 'web-2', weight: 4, latencyMs: null }] },
+  latency: { windowReadMs: 0.8, pongRoundTripMs: 2.5 },
   intervalMs: 1000,
   timeoutMs: 5000,
+  probes: { healthz: { ok: true, reason: 'ok' }, readyz: { ok: false, reason: 'no leader known' } },
+  storeHealth: { reachable: true, lastSuccessAgoMs: 12, lastError: null, inFlight: 0 },
   stats: { ping: 3 },
   recent: ['12:00:00.000 role follower (started)', '<script>alert(1)</script>'],
 };
@@ -33,15 +35,29 @@ describe('the status page of roster node', () => {
     expect(await response.json()).toEqual(status);
   });
 
-  it('serves a self-refreshing HTML page at /, with everything escaped', async () => {
+  it('serves a self-contained live dashboard at /: no reload, no external asset, the status embedded safely', async () => {
     page = await StatusPage.listen('127.0.0.1', 0, () => status);
     const html = await (await fetch(page.url)).text();
-    expect(html).toContain('<meta http-equiv="refresh" content="2">');
-    expect(html).toContain('<tr><th>leader</th><td>web-2, era 3, token 4095</td></tr>');
-    expect(html).toContain('<li>web-1 (this node)</li><li>web-2 ×4</li>');
-    expect(html).toContain('leader-window read 0.8 ms, PING→PONG –');
-    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
-    expect(html).not.toContain('<script>');
+    expect(html).not.toContain('http-equiv="refresh"');
+    expect(html).toContain('<meta name="viewport" content="width=device-width,initial-scale=1">');
+    expect(html).toContain('new EventSource("/events")');
+    expect(html).not.toMatch(/<(script|link)[^>]+(src|href)=/);
+    const embedded = /<script type="application\/json" id="initial">(.*?)<\/script>/s.exec(html)![1]!;
+    expect(JSON.parse(embedded)).toEqual(status);
+    expect(embedded).not.toContain('<script>alert(1)');
+  });
+
+  it('answers /healthz and /readyz with 200 or 503 and a JSON reason, and serves /metrics', async () => {
+    const probes = { healthz: () => status.probes.healthz, readyz: () => status.probes.readyz };
+    const metrics = async () => ({ contentType: 'text/plain; version=0.0.4; charset=utf-8', text: 'roster_is_leader 0\n' });
+    page = await StatusPage.listen('127.0.0.1', 0, () => status, { probes, metrics });
+    const healthz = await fetch(`${page.url}healthz`);
+    expect([healthz.status, await healthz.json()]).toEqual([200, { healthy: true, reason: 'ok' }]);
+    const readyz = await fetch(`${page.url}readyz`);
+    expect([readyz.status, await readyz.json()]).toEqual([503, { ready: false, reason: 'no leader known' }]);
+    const scrape = await fetch(`${page.url}metrics`);
+    expect(scrape.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(await scrape.text()).toBe('roster_is_leader 0\n');
   });
 
   it('answers 404 elsewhere and 405 to anything but GET and HEAD', async () => {

@@ -1,5 +1,7 @@
+import type { NodeRole } from './wire.js';
+
 /** A node's role, as the daemon reports it. */
-export type DaemonRole = 'follower' | 'candidate' | 'leader' | 'observer';
+export type DaemonRole = NodeRole;
 
 /** The leadership the daemon's node follows (or holds). */
 export interface DaemonLeader {

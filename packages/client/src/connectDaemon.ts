@@ -1,11 +1,13 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { DaemonClient } from './DaemonClient.js';
 import type { DaemonLeader, DaemonRole, DaemonUpdate, WatchFunction } from './DaemonUpdate.js';
-import { ConfigError, realClock, silentLogger, type Clock, type Logger, type Timer } from '@roster/kv-adapter';
-import { UpdateStream } from '@roster/election';
+import { realClock, type Clock } from './Clock.js';
+import { ConfigError } from './ConfigError.js';
+import { silentLogger, type Logger } from './Logger.js';
 import { DaemonView } from './internal/DaemonView.js';
 import { LineSplitter } from './internal/LineSplitter.js';
 import { parseEvent } from './internal/parseEvent.js';
+import { Updates } from './internal/Updates.js';
 
 /** Options of {@link connectDaemon}. */
 export interface ConnectDaemonOptions {
@@ -94,9 +96,9 @@ class DaemonLink implements DaemonClient {
   readonly #logger: Logger;
   readonly #signal: AbortSignal | undefined;
   readonly #view = new DaemonView();
-  readonly #updates: UpdateStream<DaemonUpdate>;
+  readonly #updates: Updates<DaemonUpdate>;
   #attempt: Attempt | undefined;
-  #retry: Timer | undefined;
+  #retry: { cancel(): void } | undefined;
   readonly #clock: Clock;
   #connected = false;
   /** Failures since the link was last up: the first is a warning, the next ones debug. */
@@ -111,7 +113,7 @@ class DaemonLink implements DaemonClient {
     this.#retryMs = retryMs;
     this.#logger = logger;
     this.#signal = signal;
-    this.#updates = new UpdateStream(logger);
+    this.#updates = new Updates(logger);
     if (signal?.aborted) {
       void this.close();
       return;

@@ -2,7 +2,10 @@
  * `@roster/client`: a thin client of a local `roster node` daemon (seed 000's "client library
  * interface"). It reads the daemon's `/events` stream over plain HTTP and calls installed watch
  * functions with typed updates: a machine added or deleted, a goodbye before the leader changes,
- * the leader and the daemon's role, and the link going up or down. No runtime dependencies.
+ * the leader and the daemon's role, and the link going up or down.
+ *
+ * No runtime dependencies: only Node's own `node:http` and `node:events`. It neither loads
+ * ioredis nor another Roster package; a test checks its production dependency closure.
  *
  * @packageDocumentation
  */
@@ -21,4 +24,7 @@ export type {
   ConnectedUpdate,
   DisconnectedUpdate,
 } from './DaemonUpdate.js';
-export { ConfigError, silentLogger, type Logger } from '@roster/kv-adapter';
+export type { NodeEvent, NodeEventBase, NodeRole, RoleEvent, LeaderEvent, MembersEvent, StoppedEvent } from './wire.js';
+export { ConfigError } from './ConfigError.js';
+export { silentLogger, type Logger } from './Logger.js';
+export type { Clock } from './Clock.js';

@@ -1,5 +1,5 @@
-import { abortReason } from '@roster/kv-adapter';
-import { UpdateStream, type LeaderInfo, type RosterNode } from '@roster/election';
+import { UpdateStream, abortReason } from '@roster/kv-adapter';
+import { type LeaderInfo, type RosterNode } from '@roster/election';
 import { computeBalance, type BalanceResult, type Instance } from './computeBalance.js';
 import { ClusterLeftError } from './errors.js';
 import type { Balance, ClusterUpdate, ClusterWatchFunction, RebalanceUpdate } from './events.js';

@@ -14,15 +14,8 @@
  * @packageDocumentation
  */
 export { createCluster } from './createCluster.js';
-export { Cluster, type ClusterState, type JoinOptions } from './Cluster.js';
-export {
-  resolveClusterOptions,
-  DEFAULT_ENV,
-  type ClusterOptions,
-  type StaticClusterSettings,
-  type ClusterMode,
-  type ResolvedClusterOptions,
-} from './options.js';
+export type { Cluster, ClusterState, JoinOptions } from './Cluster.js';
+export type { ClusterOptions, StaticClusterSettings, ClusterMode } from './options.js';
 export { computeBalance, type BalanceMember, type BalanceResult, type Instance } from './computeBalance.js';
 export type { Balance, RebalanceUpdate, InstancesUpdate, LeftUpdate, ClusterUpdate, ClusterWatchFunction } from './events.js';
 export { ClusterLeftError } from './errors.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigError, Namespace, parseStoreUrl, realClock, silentLogger, type Clock, type KV, type Logger } from '@roster/kv-adapter';
-import { checkId, checkWeight } from '@roster/follower';
+import { checkInstanceId, checkThreads } from './internal/instanceIds.js';
 import type { RebalanceUpdate } from './events.js';
 
 /** Static clustering (seed 002): every instance is told its place; no store, no coordination. */
@@ -88,9 +88,9 @@ export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterO
   const env = options.env ?? DEFAULT_ENV;
   Namespace.check('env', env);
   const instanceId = options.instanceId ?? randomUUID().replaceAll('-', '');
-  checkId(instanceId, 'instanceId');
+  checkInstanceId(instanceId);
   const threads = options.threads ?? 1;
-  checkWeight(threads, 'threads');
+  checkThreads(threads);
   if (options.onRebalance !== undefined && typeof options.onRebalance !== 'function') {
     throw new ConfigError('onRebalance', options.onRebalance, 'Expected `onRebalance` to be a function');
   }

@@ -26,7 +26,10 @@ describe('createCluster() options', () => {
     [{ key: 'a b', registry: new MemoryKV() }, 'key'],
     [{ key: 'app', env: 'dev/x', registry: new MemoryKV() }, 'env'],
     [{ key: 'app', instanceId: 'has space', registry: new MemoryKV() }, 'instanceId'],
+    [{ key: 'app', instanceId: 'x'.repeat(129), registry: new MemoryKV() }, 'instanceId'],
+    [{ key: 'app', instanceId: 7, registry: new MemoryKV() }, 'instanceId'],
     [{ key: 'app', threads: 0, registry: new MemoryKV() }, 'threads'],
+    [{ key: 'app', threads: 1_000_001, registry: new MemoryKV() }, 'threads'],
     [{ key: 'app', threads: 1.5, registry: new MemoryKV() }, 'threads'],
     [{ key: 'app' }, 'registry'],
     [{ key: 'app', registry: 42 }, 'registry'],
@@ -39,6 +42,12 @@ describe('createCluster() options', () => {
     [{ key: 'app', registry: new MemoryKV(), onRebalance: 'no' }, 'onRebalance'],
   ])('%o is refused with a ConfigError on `%s`', (options, field) => {
     expect(configError(options)).toMatchObject({ code: 'CONFIG_INVALID', field });
+  });
+
+  it('accepts the longest node id and the most threads a Roster member may carry', () => {
+    const cluster = createCluster({ key: 'app', instanceId: `a.b_c@d-${'x'.repeat(120)}`, threads: 1_000_000, registry: new MemoryKV() });
+    expect(cluster.id).toHaveLength(128);
+    expect(cluster.threads).toBe(1_000_000);
   });
 
   it('redacts the password of a bad registry URL', () => {

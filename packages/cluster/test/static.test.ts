@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryLogger } from '@roster/kv-adapter';
+import { MemoryLogger } from '@roster/kv-adapter/testing';
 import { createCluster, type ClusterUpdate, type RebalanceUpdate } from '../src/index.js';
 
 describe('static clustering (no store at all)', () => {

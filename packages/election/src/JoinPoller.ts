@@ -1,5 +1,5 @@
-import { Ticker, parseMember, withDeadline, type Member } from '@roster/follower';
-import type { Clock, CompoundKey, KV, Logger } from '@roster/kv-adapter';
+import { Ticker, parseMember, type Member } from '@roster/follower';
+import { withDeadline, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
 
 /** Options of {@link JoinPoller}. */
 export interface JoinPollerOptions {

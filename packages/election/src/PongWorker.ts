@@ -1,5 +1,5 @@
-import { Ticker, parseIdKeyValue, withDeadline } from '@roster/follower';
-import type { Clock, CompoundKey, KV, Logger } from '@roster/kv-adapter';
+import { Ticker, parseIdKeyValue } from '@roster/follower';
+import { withDeadline, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
 
 /** Options of {@link PongWorker}. */
 export interface PongWorkerOptions {

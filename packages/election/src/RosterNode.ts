@@ -14,18 +14,16 @@ import {
   isGoodbye,
   sameLeadership,
   supersedes,
-  withDeadline,
   type Broadcast,
   type LeaderWindowRead,
   type Member,
 } from '@roster/follower';
-import { KeyUnavailableError, readWindow, writeMoving, type CompoundKey, type Timer } from '@roster/kv-adapter';
+import { KeyUnavailableError, UpdateStream, readWindow, withDeadline, writeMoving, type CompoundKey, type Timer } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import type { LeaderInfo, Role, RosterUpdate, WatchFunction } from './events.js';
 import { JoinPoller } from './JoinPoller.js';
 import { Membership } from './Membership.js';
 import { PongWorker } from './PongWorker.js';
-import { UpdateStream } from './Updates.js';
 import { NodeStats } from './NodeStats.js';
 
 /** The lifecycle of a node. */

@@ -11,7 +11,6 @@
  */
 export { createNode, type CreateNodeOptions } from './createNode.js';
 export { RosterNode, type NodeState } from './RosterNode.js';
-export { UpdateStream } from './Updates.js';
 export { resolveConfig, newNodeId, type RosterNodeOptions, type ResolvedConfig } from './config.js';
 export type {
   Role,

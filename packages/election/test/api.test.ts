@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, MemoryKV, VirtualClock } from '@roster/kv-adapter';
+import { ConfigError, MemoryKV } from '@roster/kv-adapter';
+import { VirtualClock } from '@roster/kv-adapter/testing';
 import { createNode, type RosterUpdate } from '../src/index.js';
 import { Cluster, I, T } from './support/harness.js';
 

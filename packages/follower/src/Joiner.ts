@@ -1,5 +1,4 @@
-import { writeMoving, type Clock, type CompoundKey, type KV } from '@roster/kv-adapter';
-import { withDeadline } from './deadline.js';
+import { withDeadline, writeMoving, type Clock, type CompoundKey, type KV } from '@roster/kv-adapter';
 import { formatMember, type Member } from './ids.js';
 
 /**

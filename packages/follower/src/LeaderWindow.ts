@@ -1,6 +1,5 @@
-import { readWindow, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
+import { readWindow, withDeadline, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
 import { bestBroadcast, parseBroadcast, type Broadcast } from './broadcast.js';
-import { withDeadline } from './deadline.js';
 
 /** One nonce of the leader key as read. */
 export type LeaderSlot =

@@ -1,5 +1,4 @@
-import { writeMoving, type Clock, type CompoundKey, type KV } from '@roster/kv-adapter';
-import { withDeadline } from './deadline.js';
+import { withDeadline, writeMoving, type Clock, type CompoundKey, type KV } from '@roster/kv-adapter';
 
 /** Values at a follower's id key. */
 export type IdKeyValue = { kind: 'ping'; seq: number } | { kind: 'pong'; seq: number } | { kind: 'leave' };

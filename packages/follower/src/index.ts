@@ -34,7 +34,6 @@ export {
   MAX_WEIGHT,
 } from './ids.js';
 export { RosterKeys } from './keys.js';
-export { withDeadline } from './deadline.js';
 export { LeaderWindow, type LeaderWindowOptions, type LeaderWindowRead, type LeaderSlot } from './LeaderWindow.js';
 export { Staleness } from './Staleness.js';
 export { Ticker } from './Ticker.js';

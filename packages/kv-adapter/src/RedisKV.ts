@@ -13,7 +13,7 @@ import type {
 } from './KV.js';
 import type { Logger } from './logger.js';
 import { mapRedisError } from './redis/mapError.js';
-import { raceAbort } from './redis/raceAbort.js';
+import { raceSignal } from './util/deadline.js';
 import { resolveSettings, type Settings } from './redis/resolveSettings.js';
 import { runScript } from './redis/runScript.js';
 import { APPEND_WITHIN_LIMIT, COMPARE_AND_SET } from './redis/scripts.js';
@@ -281,7 +281,7 @@ export class RedisKV implements KV {
         });
       }
     })();
-    return raceAbort(work, signal);
+    return raceSignal(work, signal);
   }
 
   #checkRead(key: string, value: string | null): string | null {

@@ -6,9 +6,14 @@
  *   ({@link KeyUnavailableError}) from a store that cannot be reached ({@link StoreUnavailableError}).
  * - {@link CompoundKey}: seed 003's `"<base> <nonce>"` keys that move when a key is unavailable.
  * - {@link Namespace}: a cluster key and environment as a key prefix.
- * - Backends: {@link MemoryKV} (embedded), `RedisKV` (Redis, Redis Cluster), `FaultyKV` (faults).
- * - The time seam: {@link Clock}, {@link RealClock}, {@link VirtualClock}.
+ * - Backends: {@link MemoryKV} (embedded) and {@link RedisKV} (Redis, Redis Cluster).
+ * - The time seam: {@link Clock}, {@link RealClock}; one deadline helper ({@link deadline},
+ *   {@link withDeadline}, {@link raceSignal}), {@link LocalDeadline}, and the typed emitter
+ *   {@link UpdateStream}.
  * - The logging seam: {@link Logger}.
+ *
+ * Test doubles (`VirtualClock`, `FaultInjector`, `FaultyKV`, `MemoryLogger`, …) live in the
+ * `@roster/kv-adapter/testing` entry.
  *
  * @packageDocumentation
  */
@@ -26,10 +31,12 @@ export {
   AbortError,
   type RosterErrorCode,
 } from './errors.js';
-export { type Logger, type LogLevel, LevelLogger, silentLogger, MemoryLogger } from './logger.js';
+export { type Logger, type LogLevel, LevelLogger, silentLogger } from './logger.js';
 export { type Clock, type Timer, sleep, abortReason } from './clock/Clock.js';
+export { deadline, withDeadline, raceSignal, type Deadline } from './util/deadline.js';
+export { LocalDeadline } from './util/LocalDeadline.js';
+export { UpdateStream } from './util/UpdateStream.js';
 export { RealClock, realClock, type RealClockOptions } from './clock/RealClock.js';
-export { VirtualClock, type VirtualClockOptions } from './clock/VirtualClock.js';
 export {
   type KV,
   type KVCapabilities,
@@ -38,7 +45,6 @@ export {
   type CompareAndSetOptions,
   type CompareAndSetResult,
   type KVLimits,
-  DEFAULT_LIMITS,
 } from './KV.js';
 export { MemoryKV, type MemoryKVOptions } from './MemoryKV.js';
 export {
@@ -50,24 +56,6 @@ export {
   type WindowSlot,
 } from './CompoundKey.js';
 export { Namespace } from './Namespace.js';
-export { FaultInjector } from './faults/FaultInjector.js';
-export { FaultyKV } from './faults/FaultyKV.js';
-export {
-  type FaultInjectorOptions,
-  type FaultScope,
-  type KeyUnavailableOptions,
-  type StoreOutageOptions,
-  type FailureOptions,
-  type LatencyOptions,
-  type LatencyMode,
-  type FaultHandle,
-  type FaultKind,
-  type FaultStats,
-  type KVOperation,
-} from './faults/FaultOptions.js';
-export { type KeySelector } from './faults/keys.js';
-export { type OperationRecord, formatOperation } from './faults/OperationLog.js';
-export { SeededRandom } from './faults/random.js';
 export { RedisKV, type RedisKVOptions, type RedisKVConnectOptions } from './RedisKV.js';
 export {
   parseStoreUrl,

@@ -41,12 +41,3 @@ export abstract class LevelLogger implements Logger {
     this.log('error', fields, message);
   }
 }
-
-/** A logger that records every call in memory; useful in tests and for post-mortems. */
-export class MemoryLogger extends LevelLogger {
-  /** Every entry logged, oldest first. */
-  readonly entries: { level: LogLevel; fields: object; message?: string }[] = [];
-  protected log(level: LogLevel, fields: object, message?: string): void {
-    this.entries.push({ level, fields, message });
-  }
-}

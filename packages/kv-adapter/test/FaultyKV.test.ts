@@ -1,19 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigError,
-  FaultInjector,
-  formatOperation,
-  KeyUnavailableError,
-  MemoryKV,
-  MemoryLogger,
-  RosterError,
-  SeededRandom,
-  StoreUnavailableError,
-  VirtualClock,
-  type FaultyKV,
-  type KV,
-} from '../src/index.js';
+import { ConfigError, KeyUnavailableError, MemoryKV, RosterError, StoreUnavailableError, type KV } from '../src/index.js';
+import { FaultInjector, formatOperation, MemoryLogger, SeededRandom, VirtualClock, type FaultyKV } from '../src/testing.js';
 import { kvContract } from './contract.js';
 
 kvContract('FaultyKV with no faults', async () => {

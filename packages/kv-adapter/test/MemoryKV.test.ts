@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryKV, VirtualClock } from '../src/index.js';
+import { MemoryKV } from '../src/index.js';
+import { VirtualClock } from '../src/testing.js';
 import { kvContract } from './contract.js';
 
 kvContract('MemoryKV', async () => ({ kv: new MemoryKV() }));

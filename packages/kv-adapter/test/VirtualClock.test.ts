@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sleep, VirtualClock } from '../src/index.js';
+import { sleep } from '../src/index.js';
+import { VirtualClock } from '../src/testing.js';
 
 describe('VirtualClock', () => {
   it('fires timers in due order, ties in creation order', async () => {

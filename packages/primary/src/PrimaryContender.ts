@@ -1,7 +1,7 @@
-import { AbortError, realClock, silentLogger, sleep, type Clock, type Logger } from '@roster/kv-adapter';
+import { AbortError, LocalDeadline, UpdateStream, deadline, realClock, silentLogger, sleep, type Clock, type Deadline, type Logger } from '@roster/kv-adapter';
 import type {
   ContenderState,
-  PrimaryContenderEvents,
+  PrimaryContenderEvent,
   PrimaryContenderOptions,
   StartedActingEvent,
   StopOptions,
@@ -9,9 +9,7 @@ import type {
 import { PrimaryLostError, type StopReason } from './errors.js';
 import { HeartbeatTable, type Primary } from './HeartbeatTable.js';
 import { generateInstanceId } from './instanceId.js';
-import { Emitter } from './internal/Emitter.js';
-import { LocalDeadline } from './internal/LocalDeadline.js';
-import { timeoutSignal, type TimeoutSignal } from './internal/timeoutSignal.js';
+
 import { checkEndpoint, checkUtype, checkUuid } from './names.js';
 import { resolveTiming } from './timing.js';
 
@@ -65,7 +63,7 @@ export class PrimaryContender implements AsyncDisposable {
 
   readonly #clock: Clock;
   readonly #logger: Logger;
-  readonly #events: Emitter<PrimaryContenderEvents>;
+  readonly #events: UpdateStream<PrimaryContenderEvent>;
   readonly #generateId: () => string;
   readonly #exitOnLoss: boolean;
   readonly #exit: (code: number) => void;
@@ -84,7 +82,7 @@ export class PrimaryContender implements AsyncDisposable {
   /** An earlier instance id of ours whose entry may still be in the table. */
   #toRelease: string | undefined;
   #acting: { readonly controller: AbortController; readonly since: number } | undefined;
-  #round: TimeoutSignal | undefined;
+  #round: Deadline | undefined;
   #loop: Promise<void> | undefined;
   #stopping: Promise<void> | undefined;
   #observed: string | undefined;
@@ -106,13 +104,13 @@ export class PrimaryContender implements AsyncDisposable {
     this.timeoutMs = timeoutMs;
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? silentLogger;
-    this.#events = new Emitter(this.#logger);
+    this.#events = new UpdateStream(this.#logger);
     this.table = new HeartbeatTable({
       kv: options.kv,
       namespace: options.namespace,
       timeoutMs,
       logger: this.#logger,
-      onCorruptEntry: (report) => this.#events.emit('corruptEntry', report),
+      onCorruptEntry: (report) => this.#events.emit({ type: 'corruptEntry', ...report }),
     });
     this.#generateId = options.generateId ?? generateInstanceId;
     this.#exitOnLoss = options.exitOnLoss ?? false;
@@ -146,11 +144,11 @@ export class PrimaryContender implements AsyncDisposable {
   }
 
   /**
-   * Listens to `name`; returns a function that removes the listener. Listeners run synchronously;
+   * Listens to the events of one `type`; returns a function that removes the listener. Listeners run synchronously;
    * one that throws is logged and ignored.
    */
-  on<K extends keyof PrimaryContenderEvents>(name: K, listener: (event: PrimaryContenderEvents[K]) => void): () => void {
-    return this.#events.on(name, listener);
+  on<T extends PrimaryContenderEvent['type']>(type: T, listener: (event: Extract<PrimaryContenderEvent, { type: T }>) => void): () => void {
+    return this.#events.on(type, listener);
   }
 
   /** Starts the loop in the background. Idempotent; does nothing after `stop()`. */
@@ -217,7 +215,7 @@ export class PrimaryContender implements AsyncDisposable {
   async #runRound(start: number): Promise<void> {
     const generation = this.#generation;
     const state = this.#state;
-    const round = timeoutSignal(this.#clock, this.timeoutMs - this.intervalMs, this.#loopController.signal);
+    const round = deadline(this.#clock, this.timeoutMs - this.intervalMs, this.#loopController.signal);
     this.#round = round;
     try {
       if (state === 'seeking') await this.#seek(start, round.signal, generation);
@@ -227,7 +225,7 @@ export class PrimaryContender implements AsyncDisposable {
       this.#failing = false;
     } catch (error) {
       if (generation !== this.#generation || this.#loopController.signal.aborted) return;
-      this.#events.emit('roundFailed', { uuid: this.#uuid, utype: this.utype, state, error });
+      this.#events.emit({ type: 'roundFailed', uuid: this.#uuid, utype: this.utype, state, error });
       if (!this.#failing) this.#logger.warn({ utype: this.utype, uuid: this.#uuid, state, error }, 'primary: round failed');
       this.#failing = true;
     } finally {
@@ -324,13 +322,14 @@ export class PrimaryContender implements AsyncDisposable {
     this.#setState('acting');
     this.#logger.info({ utype: this.utype, uuid: this.#uuid, endpoint: this.endpoint, claimedAt: this.#claimedAt }, 'primary: started acting as primary');
     const event: StartedActingEvent = {
+      type: 'startedActing',
       uuid: this.#uuid,
       utype: this.utype,
       ...(this.endpoint === undefined ? {} : { endpoint: this.endpoint }),
       claimedAt: this.#claimedAt,
       signal: controller.signal,
     };
-    this.#events.emit('startedActing', event);
+    this.#events.emit(event);
   }
 
   /** Ends the term at once: abort the primary's signal, then tell the listeners. */
@@ -341,7 +340,7 @@ export class PrimaryContender implements AsyncDisposable {
     acting.controller.abort(new PrimaryLostError(this.utype, reason));
     const actedForMs = this.#clock.now() - acting.since;
     this.#logger.info({ utype: this.utype, uuid: this.#uuid, reason, actedForMs }, 'primary: stopped acting as primary');
-    this.#events.emit('stoppedActing', { uuid: this.#uuid, utype: this.utype, reason, actedForMs });
+    this.#events.emit({ type: 'stoppedActing', uuid: this.#uuid, utype: this.utype, reason, actedForMs });
   }
 
   /** Lost the role while acting: stop at once, then exit (option) or start over under a new id. */
@@ -365,7 +364,7 @@ export class PrimaryContender implements AsyncDisposable {
   }
 
   async #release(uuid: string, signal: AbortSignal | undefined): Promise<void> {
-    const bounded = timeoutSignal(this.#clock, this.intervalMs, signal);
+    const bounded = deadline(this.#clock, this.intervalMs, signal);
     try {
       await this.table.release(uuid, this.utype, { signal: bounded.signal });
     } catch (error) {
@@ -383,7 +382,7 @@ export class PrimaryContender implements AsyncDisposable {
     const seen = primary === undefined ? undefined : `${primary.uuid} ${primary.endpoint ?? ''}`;
     if (seen === this.#observed) return;
     this.#observed = seen;
-    this.#events.emit('primaryObserved', { utype: this.utype, primary });
+    this.#events.emit({ type: 'primaryObserved', utype: this.utype, primary });
   }
 
   #setState(to: ContenderState): void {
@@ -391,7 +390,7 @@ export class PrimaryContender implements AsyncDisposable {
     if (from === to) return;
     this.#state = to;
     this.#logger.debug({ utype: this.utype, uuid: this.#uuid, from, to }, 'primary: state changed');
-    this.#events.emit('stateChanged', { uuid: this.#uuid, utype: this.utype, from, to });
+    this.#events.emit({ type: 'stateChanged', uuid: this.#uuid, utype: this.utype, from, to });
   }
 
   #newId(): string {

@@ -1,5 +1,6 @@
 import {
   abortReason,
+  deadline,
   realClock,
   silentLogger,
   sleep,
@@ -11,7 +12,7 @@ import {
 } from '@roster/kv-adapter';
 import type { CorruptEntryReport } from './corruptEntry.js';
 import { HeartbeatTable, type Primary } from './HeartbeatTable.js';
-import { timeoutSignal } from './internal/timeoutSignal.js';
+
 import { checkUtype } from './names.js';
 import { resolveTiming, type HeartbeatTiming } from './timing.js';
 
@@ -169,7 +170,7 @@ export class PrimaryResolver {
     let failing = false;
     while (!stopped.aborted) {
       const start = this.#clock.now();
-      const round = timeoutSignal(this.#clock, this.timeoutMs - this.intervalMs, stopped);
+      const round = deadline(this.#clock, this.timeoutMs - this.intervalMs, stopped);
       try {
         const primary = await this.table.getPrimary(utype, { signal: round.signal });
         failing = false;

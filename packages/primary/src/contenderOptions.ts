@@ -16,6 +16,7 @@ export type ContenderState = 'idle' | 'seeking' | 'claimed' | 'acting' | 'stoppe
 
 /** Passed to `onStartedActing` and the `startedActing` event. */
 export interface StartedActingEvent {
+  readonly type: 'startedActing';
   /** The instance id this contender holds the role type under. */
   readonly uuid: string;
   /** The role type. */
@@ -38,6 +39,7 @@ export interface StartedActingEvent {
 
 /** Passed to `onStoppedActing` and the `stoppedActing` event. Always follows a `startedActing`. */
 export interface StoppedActingEvent {
+  readonly type: 'stoppedActing';
   /** The instance id it held the role type under. */
   readonly uuid: string;
   /** The role type. */
@@ -50,6 +52,7 @@ export interface StoppedActingEvent {
 
 /** The `stateChanged` event. */
 export interface StateChangedEvent {
+  readonly type: 'stateChanged';
   /** The instance id at the time of the change. */
   readonly uuid: string;
   /** The role type. */
@@ -62,6 +65,7 @@ export interface StateChangedEvent {
 
 /** The `primaryObserved` event: the primary this contender sees changed (instance or endpoint). */
 export interface PrimaryObservedEvent {
+  readonly type: 'primaryObserved';
   /** The role type. */
   readonly utype: string;
   /** The primary now seen, or `undefined` when there is none. */
@@ -70,6 +74,7 @@ export interface PrimaryObservedEvent {
 
 /** The `roundFailed` event: a poll or heartbeat round failed (the store is unreachable, …). */
 export interface RoundFailedEvent {
+  readonly type: 'roundFailed';
   /** The instance id. */
   readonly uuid: string;
   /** The role type. */
@@ -80,21 +85,24 @@ export interface RoundFailedEvent {
   readonly error: unknown;
 }
 
-/** Every event of {@link PrimaryContender}, by name. */
-export interface PrimaryContenderEvents {
-  /** This contender became the primary. */
-  readonly startedActing: StartedActingEvent;
-  /** This contender stopped being the primary. */
-  readonly stoppedActing: StoppedActingEvent;
-  /** The contender moved between states. */
-  readonly stateChanged: StateChangedEvent;
-  /** The primary seen in the table changed. */
-  readonly primaryObserved: PrimaryObservedEvent;
-  /** A round failed; the loop goes on. */
-  readonly roundFailed: RoundFailedEvent;
-  /** A corrupt entry was read (and treated as empty). */
-  readonly corruptEntry: CorruptEntryReport;
+/** The `corruptEntry` event: a corrupt entry was read (and treated as empty). */
+export interface CorruptEntryEvent extends CorruptEntryReport {
+  readonly type: 'corruptEntry';
 }
+
+/**
+ * Every event of {@link PrimaryContender}, told apart by `type`: `startedActing` (this contender
+ * became the primary), `stoppedActing` (it stopped being the primary), `stateChanged` (it moved
+ * between states), `primaryObserved` (the primary seen in the table changed), `roundFailed` (a
+ * round failed; the loop goes on) and `corruptEntry` (a corrupt entry was read).
+ */
+export type PrimaryContenderEvent =
+  | StartedActingEvent
+  | StoppedActingEvent
+  | StateChangedEvent
+  | PrimaryObservedEvent
+  | RoundFailedEvent
+  | CorruptEntryEvent;
 
 /** Options of {@link PrimaryContender}. */
 export interface PrimaryContenderOptions extends HeartbeatTiming {

@@ -16,16 +16,17 @@
  * @packageDocumentation
  */
 export { PrimaryContender } from './PrimaryContender.js';
-export {
-  type ContenderState,
-  type PrimaryContenderOptions,
-  type PrimaryContenderEvents,
-  type StartedActingEvent,
-  type StoppedActingEvent,
-  type StateChangedEvent,
-  type PrimaryObservedEvent,
-  type RoundFailedEvent,
-  type StopOptions,
+export type {
+  ContenderState,
+  PrimaryContenderOptions,
+  PrimaryContenderEvent,
+  StartedActingEvent,
+  StoppedActingEvent,
+  StateChangedEvent,
+  PrimaryObservedEvent,
+  RoundFailedEvent,
+  CorruptEntryEvent,
+  StopOptions,
 } from './contenderOptions.js';
 export {
   HeartbeatTable,
@@ -37,30 +38,9 @@ export {
   type EntryState,
 } from './HeartbeatTable.js';
 export { PrimaryResolver, type PrimaryResolverOptions, type PrimaryChange, type WatchOptions } from './PrimaryResolver.js';
-export {
-  type HeartbeatEntry,
-  type DecodedEntry,
-  decodeEntry,
-  encodeEntry,
-  encodeEntryTemplate,
-  STAMP_TOKEN,
-  MAX_ENTRY_LENGTH,
-} from './entryCodec.js';
-export { type CorruptEntryReport } from './corruptEntry.js';
-export { PrimaryLostError, requireCapabilities, type StopReason } from './errors.js';
-export {
-  resolveTiming,
-  type HeartbeatTiming,
-  type ResolvedTiming,
-  DEFAULT_INTERVAL_MS,
-  DEFAULT_TIMEOUT_MS,
-} from './timing.js';
-export {
-  heartbeatKey,
-  checkUtype,
-  checkEndpoint,
-  MAX_UTYPE_LENGTH,
-  MAX_UUID_LENGTH,
-  MAX_ENDPOINT_LENGTH,
-} from './names.js';
+export type { HeartbeatEntry } from './entryCodec.js';
+export type { CorruptEntryReport } from './corruptEntry.js';
+export { PrimaryLostError, type StopReason } from './errors.js';
+export type { HeartbeatTiming } from './timing.js';
+export { checkUtype } from './names.js';
 export { generateInstanceId } from './instanceId.js';

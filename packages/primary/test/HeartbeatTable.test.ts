@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigError,
-  MemoryKV,
-  MemoryLogger,
-  Namespace,
-  RosterError,
-  ValueTooLargeError,
-  VirtualClock,
-  type CompareAndSetOptions,
-  type CompareAndSetResult,
-} from '@roster/kv-adapter';
+import { ConfigError, MemoryKV, Namespace, RosterError, ValueTooLargeError, type CompareAndSetOptions, type CompareAndSetResult } from '@roster/kv-adapter';
+import { MemoryLogger, VirtualClock } from '@roster/kv-adapter/testing';
 import { overrideKV } from './support/overrideKV.js';
-import { encodeEntry, HeartbeatTable, type CorruptEntryReport } from '../src/index.js';
+import { encodeEntry } from '../src/entryCodec.js';
+import { HeartbeatTable, type CorruptEntryReport } from '../src/index.js';
 
 const T = 5000;
 const namespace = new Namespace('shop', 'test');

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryKV, MemoryLogger, Namespace, VirtualClock, type KV } from '@roster/kv-adapter';
+import { MemoryKV, Namespace, type KV } from '@roster/kv-adapter';
+import { MemoryLogger, VirtualClock } from '@roster/kv-adapter/testing';
 import {
   PrimaryContender,
   PrimaryLostError,
@@ -66,6 +67,26 @@ describe('PrimaryContender', () => {
     expect(c.isActing).toBe(true);
     expect(states).toEqual(['seeking', 'claimed', 'acting']);
     expect(await c.table.getPrimary('billing')).toMatchObject({ uuid: c.uuid, endpoint: '10.0.0.1:80' });
+  });
+
+  it('on(type) delivers only events of that type, each carrying its type; a listener that throws is logged and kept', async () => {
+    const { clock, spawn } = world();
+    const logger = new MemoryLogger();
+    const c = spawn('billing', { logger });
+    const types: string[] = [];
+    let throws = 0;
+    c.on('stateChanged', (e) => types.push(e.type));
+    c.on('startedActing', (e) => types.push(e.type));
+    c.on('stateChanged', () => {
+      throws++;
+      throw new Error('boom');
+    });
+    c.start();
+    await clock.advance(2 * I);
+    expect(c.isActing).toBe(true);
+    expect(types).toEqual(['stateChanged', 'stateChanged', 'stateChanged', 'startedActing']);
+    expect(throws).toBe(3);
+    expect(logger.entries.filter((e) => e.level === 'error' && e.message === 'a watch function threw')).toHaveLength(3);
   });
 
   it('of two contenders for one type exactly one acts', async () => {

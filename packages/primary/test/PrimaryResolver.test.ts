@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryKV, Namespace, VirtualClock } from '@roster/kv-adapter';
+import { MemoryKV, Namespace } from '@roster/kv-adapter';
+import { VirtualClock } from '@roster/kv-adapter/testing';
 import { HeartbeatTable, PrimaryResolver, type PrimaryChange } from '../src/index.js';
 import { DelayedKV, prng } from './support/DelayedKV.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeEntry, encodeEntry, encodeEntryTemplate, STAMP_TOKEN, type HeartbeatEntry } from '../src/index.js';
+import { decodeEntry, encodeEntry, encodeEntryTemplate, STAMP_TOKEN, type HeartbeatEntry } from '../src/entryCodec.js';
 
 const token = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).filter((s) => /^\S+$/u.test(s));
 const entry = fc.record(

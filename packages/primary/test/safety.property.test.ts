@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MemoryKV, Namespace, VirtualClock } from '@roster/kv-adapter';
+import { MemoryKV, Namespace } from '@roster/kv-adapter';
+import { VirtualClock } from '@roster/kv-adapter/testing';
 import { PrimaryContender } from '../src/index.js';
 import { DelayedKV, prng } from './support/DelayedKV.js';
 import { DriftingClock } from './support/DriftingClock.js';

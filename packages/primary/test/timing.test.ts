@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, MemoryKV, Namespace } from '@roster/kv-adapter';
-import { PrimaryContender, PrimaryResolver, resolveTiming } from '../src/index.js';
+import { PrimaryContender, PrimaryResolver } from '../src/index.js';
+import { resolveTiming } from '../src/timing.js';
 
 function configError(fn: () => unknown): ConfigError {
   try {

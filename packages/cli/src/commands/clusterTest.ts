@@ -1,6 +1,6 @@
 import { createCluster, ClusterLeftError, type Cluster, type ClusterOptions, type RebalanceUpdate } from '@roster/cluster';
 import { ConfigError, LevelLogger, silentLogger, type Logger, type LogLevel } from '@roster/kv-adapter';
-import { CliError, ExitCode } from '../internal/CliError.js';
+import { CliError, ExitCode } from '../CliError.js';
 import { integerOption, parseOptions } from '../internal/parseOptions.js';
 import { StopRequest } from '../internal/StopRequest.js';
 import type { CliIO, Command, OutputStream } from './Command.js';

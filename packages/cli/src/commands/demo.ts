@@ -1,6 +1,6 @@
 import { DEMO_DEFAULTS, runDemo } from '../demo/runDemo.js';
 import type { DemoStoreKind } from '../demo/DemoStore.js';
-import { CliError } from '../internal/CliError.js';
+import { CliError } from '../CliError.js';
 import { decimalOption, integerOption, parseOptions } from '../internal/parseOptions.js';
 import type { Command } from './Command.js';
 
@@ -22,6 +22,8 @@ Options:
   --interval MS      the protocol period I [default: ${d.intervalMs}]
   --timeout MS       the failure timeout T, more than twice the interval [default: ${d.timeoutMs}]
   --store KIND       auto, redis or memory [default: auto]
+  --web-port PORT    serve the live web page of every node on this port of 127.0.0.1,
+                     0 any free port, "off" none [default: 0]
   --plain            a plain log even on a terminal (the default when stdout is not one)
   --verbose          also show the nodes' warnings
   -h, --help         show this help
@@ -40,6 +42,7 @@ export const demoCommand: Command = {
       interval: { type: 'string' },
       timeout: { type: 'string' },
       store: { type: 'string' },
+      'web-port': { type: 'string' },
       plain: { type: 'boolean' },
       verbose: { type: 'boolean' },
     });
@@ -52,6 +55,8 @@ export const demoCommand: Command = {
     if (timeoutMs <= 2 * intervalMs) {
       throw new CliError(`${NAME}: --timeout (${timeoutMs}) must be more than twice --interval (${intervalMs})`);
     }
+    const web = values['web-port'];
+    const webPort = web === 'off' ? null : (integerOption(NAME, '--web-port', web, { min: 0, max: 65535 }) ?? d.webPort);
     return runDemo(
       {
         nodes: integerOption(NAME, '--nodes', values.nodes, { min: 1, max: 50 }) ?? d.nodes,
@@ -62,6 +67,7 @@ export const demoCommand: Command = {
         store: store as DemoStoreKind,
         plain: values.plain ?? false,
         verbose: values.verbose ?? false,
+        webPort,
       },
       io,
     );

@@ -1,4 +1,4 @@
-import { CliError, ExitCode } from '../internal/CliError.js';
+import { CliError, ExitCode } from '../CliError.js';
 import { integerOption, parseOptions, required } from '../internal/parseOptions.js';
 import { getPrimary } from '../primary/getPrimary.js';
 import { runPrimary } from '../primary/runPrimary.js';

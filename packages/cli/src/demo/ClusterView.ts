@@ -16,6 +16,8 @@ export interface NodeView {
   members: readonly string[];
   /** The broadcast Version this node last saw. */
   version: number;
+  /** The node's PING→PONG round trip in ms, as it last reported it. */
+  latencyMs: number | undefined;
 }
 
 /** One leader crash and what followed it. */
@@ -63,7 +65,7 @@ export class ClusterView {
 
   /** A node is being started. */
   add(id: string): NodeView {
-    const view: NodeView = { id, pid: undefined, life: 'starting', role: undefined, leader: undefined, members: [], version: 0 };
+    const view: NodeView = { id, pid: undefined, life: 'starting', role: undefined, leader: undefined, members: [], version: 0, latencyMs: undefined };
     this.#nodes.set(id, view);
     return view;
   }
@@ -74,12 +76,13 @@ export class ClusterView {
     if (view) view.pid = pid;
   }
 
-  /** The node's role and Version now (sent every interval). */
-  tick(id: string, role: Role, version: number): void {
+  /** The node's role, Version and PING→PONG round trip now (sent every interval). */
+  tick(id: string, role: Role, version: number, latencyMs?: number): void {
     const view = this.#nodes.get(id);
     if (!view || !ALIVE.has(view.life)) return;
     view.role = role;
     view.version = Math.max(view.version, version);
+    view.latencyMs = latencyMs;
   }
 
   /**

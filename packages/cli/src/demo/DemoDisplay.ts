@@ -10,6 +10,8 @@ export interface DemoInfo {
   /** Seconds between kills; 0: never. */
   readonly killEverySeconds: number;
   readonly durationSeconds: number;
+  /** Where the demo can be watched in a browser, when it serves a page. */
+  readonly url?: string;
 }
 
 /** How the demo reports: redrawn in place on a terminal, a plain log otherwise. */
@@ -26,6 +28,32 @@ export interface DemoDisplay {
   freeze(): void;
   /** Draws the last frame and stops; later calls do nothing. */
   close(): void;
+}
+
+/** Several displays as one: each call goes to every one of them, in order. */
+export class TeeDisplay implements DemoDisplay {
+  readonly #displays: readonly DemoDisplay[];
+  constructor(...displays: DemoDisplay[]) {
+    this.#displays = displays;
+  }
+  note(at: number, text: string): void {
+    for (const d of this.#displays) d.note(at, text);
+  }
+  event(at: number, event: NodeEvent): void {
+    for (const d of this.#displays) d.event(at, event);
+  }
+  changed(): void {
+    for (const d of this.#displays) d.changed();
+  }
+  running(at: number, endsAt: number): void {
+    for (const d of this.#displays) d.running(at, endsAt);
+  }
+  freeze(): void {
+    for (const d of this.#displays) d.freeze();
+  }
+  close(): void {
+    for (const d of this.#displays) d.close();
+  }
 }
 
 /** `+12.34s`: `ms` since the demo started. */

@@ -108,7 +108,7 @@ export class DemoRun {
         return;
       }
       case 'tick':
-        this.view.tick(m.id, m.role, m.version);
+        this.view.tick(m.id, m.role, m.version, m.latencyMs);
         this.display.changed();
         return;
       case 'log':

@@ -92,6 +92,7 @@ export class LiveDashboard implements DemoDisplay {
     const lines = [
       this.#bold(`Roster demo: ${info.nodes} nodes on ${info.store}`),
       `interval ${info.intervalMs} ms, timeout ${info.timeoutMs} ms, ${kills}, ${this.#endsAt === undefined ? 'starting' : `${Math.ceil(left)} s left`} (Ctrl-C to stop)`,
+      ...(info.url ? [`watch it live in a browser: ${info.url}`] : []),
       '',
       leader?.leader
         ? `  leader ${this.#paint(leader.id, 32)}   era ${leader.leader.era}   token ${leader.leader.token}   version ${leader.version}`

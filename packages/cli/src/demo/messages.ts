@@ -33,7 +33,7 @@ export type WorkerMessage =
   /** A node update, as `roster node --json` prints it. */
   | { readonly kind: 'event'; readonly event: NodeEvent }
   /** Once per interval: what the node sees now (the Version moves every interval). */
-  | { readonly kind: 'tick'; readonly id: string; readonly role: Role; readonly version: number }
+  | { readonly kind: 'tick'; readonly id: string; readonly role: Role; readonly version: number; readonly latencyMs?: number }
   /** A warning or error the node logged. */
   | { readonly kind: 'log'; readonly id: string; readonly level: 'warn' | 'error'; readonly message: string }
   | KVRequest;

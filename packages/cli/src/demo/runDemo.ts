@@ -2,12 +2,13 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
 import Tinypool from 'tinypool';
 import type { CliIO } from '../commands/Command.js';
-import { CliError, ExitCode } from '../internal/CliError.js';
+import { CliError, ExitCode } from '../CliError.js';
 import { StopRequest } from '../internal/StopRequest.js';
 import { ClusterView } from './ClusterView.js';
-import { PlainLog, type DemoDisplay, type DemoInfo } from './DemoDisplay.js';
+import { PlainLog, TeeDisplay, type DemoDisplay, type DemoInfo } from './DemoDisplay.js';
 import { DemoRun } from './DemoRun.js';
 import { startDemoStore, type DemoStore, type DemoStoreKind } from './DemoStore.js';
+import { DemoWeb } from './DemoWeb.js';
 import { LiveDashboard } from './LiveDashboard.js';
 import { formatSummary, summarize } from './summary.js';
 
@@ -29,6 +30,8 @@ export interface DemoOptions {
   readonly plain?: boolean;
   /** Show the nodes' warnings. @defaultValue false */
   readonly verbose?: boolean;
+  /** Serve the live web page on this port of 127.0.0.1 (0: any free port); `null`: no page. @defaultValue 0 */
+  readonly webPort?: number | null;
 }
 
 /** The defaults of {@link DemoOptions}. */
@@ -41,12 +44,14 @@ export const DEMO_DEFAULTS: Readonly<Required<DemoOptions>> = Object.freeze({
   store: 'auto',
   plain: false,
   verbose: false,
+  webPort: 0,
 });
 
 /**
  * `pnpm demo`: brings up a store, runs `nodes` real Roster nodes in tinypool child processes,
  * kills the leader's process every `killEverySeconds` and starts a node in its place, measures
- * each failover, shows it all live, and prints a summary. The duration counts from the moment
+ * each failover, shows it all live (on the terminal, and on one web page that shows every node,
+ * see {@link DemoWeb}), and prints a summary. The duration counts from the moment
  * every node is up; a failover being measured when it runs out is given up to 5 × T to finish.
  * Stops everything it started before it resolves to the exit code: 0, or 130/143 after a second
  * Ctrl-C/SIGTERM.
@@ -65,7 +70,9 @@ export async function runDemo(options: DemoOptions, io: CliIO): Promise<number> 
   );
   try {
     const store = await startStore(o.store, io);
-    const info: DemoInfo = {
+    const view = new ClusterView();
+    let web: DemoWeb | undefined;
+    const base: DemoInfo = {
       nodes: o.nodes,
       store: store.description,
       intervalMs: o.intervalMs,
@@ -73,9 +80,18 @@ export async function runDemo(options: DemoOptions, io: CliIO): Promise<number> 
       killEverySeconds: o.killEverySeconds,
       durationSeconds: o.durationSeconds,
     };
-    const view = new ClusterView();
+    if (o.webPort !== null) {
+      try {
+        web = await DemoWeb.listen('127.0.0.1', o.webPort, view, base, now);
+      } catch (error) {
+        await store.stop().catch(() => undefined);
+        throw new CliError(`roster demo: cannot serve the web page on port ${o.webPort}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      }
+    }
+    const info: DemoInfo = web ? { ...base, url: web.url } : base;
     const live = io.stdout.isTTY === true && !o.plain;
-    display = live ? new LiveDashboard(io.stdout, view, info, { now, color: !io.env.NO_COLOR }) : new PlainLog(io.stdout);
+    const screen = live ? new LiveDashboard(io.stdout, view, info, { now, color: !io.env.NO_COLOR }) : new PlainLog(io.stdout);
+    display = web ? new TeeDisplay(screen, web) : screen;
     if (!live) io.stdout.write(plainHeader(info, store));
     const pool = new Tinypool({
       filename: new URL('./worker.js', import.meta.url).href,
@@ -147,6 +163,7 @@ function plainHeader(info: DemoInfo, store: DemoStore): string {
   return [
     `roster demo: store: ${store.description}${store.pid ? ` (pid ${store.pid})` : ''}`,
     `roster demo: ${info.nodes} nodes, interval ${info.intervalMs} ms, timeout ${info.timeoutMs} ms, ${kills}, for ${info.durationSeconds} s`,
+    ...(info.url ? [`roster demo: watch every node live at ${info.url}`] : []),
     '',
   ].join('\n');
 }

@@ -65,7 +65,10 @@ export default async function runDemoNode(task: WorkerTask): Promise<WorkerResul
       if (event) send({ kind: 'event', event });
     });
     await self.start();
-    const tick = setInterval(() => send({ kind: 'tick', id: self.id, role: self.role, version: self.members.version }), task.intervalMs);
+    const tick = setInterval(() => {
+      const latencyMs = self.role === 'leader' ? undefined : self.latency.pongRoundTripMs;
+      send({ kind: 'tick', id: self.id, role: self.role, version: self.members.version, ...(latencyMs !== undefined && { latencyMs }) });
+    }, task.intervalMs);
     await stopRequested;
     clearInterval(tick);
     await self.stop();

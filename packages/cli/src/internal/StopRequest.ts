@@ -1,5 +1,5 @@
 import type { CliIO, StopSignal } from '../commands/Command.js';
-import { ExitCode } from './CliError.js';
+import { ExitCode } from '../CliError.js';
 
 /**
  * Turns SIGINT/SIGTERM into a two-step stop: the first signal aborts {@link signal} (stop

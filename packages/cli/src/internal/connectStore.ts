@@ -1,5 +1,5 @@
 import { ConfigError, RedisKV, StoreUnavailableError, type Logger } from '@roster/kv-adapter';
-import { CliError } from './CliError.js';
+import { CliError } from '../CliError.js';
 
 /** Options of {@link connectStore}. */
 export interface ConnectStoreOptions {

@@ -4,6 +4,9 @@ import { formatJsonEvent, type LeaderEvent, type MembersEvent, type NodeEvent, t
 /** A client whose unsent lines exceed this many bytes is too slow and is dropped. */
 const MAX_BACKLOG_BYTES = 1 << 20;
 
+/** How a client reads the stream: NDJSON lines, or Server-Sent Events for a browser. */
+type Format = 'ndjson' | 'sse';
+
 /**
  * `GET /events` of the status page (seed 000's "local daemon" side): the node's events as NDJSON,
  * exactly the objects `roster node --json` prints, to any number of clients at once.
@@ -14,24 +17,48 @@ const MAX_BACKLOG_BYTES = 1 << 20;
  * Clients that connect before the node has started wait for {@link open}, so that a snapshot is
  * never of a node that has not read the store yet. The `stopped` event ends every stream; a
  * client that goes away, or falls more than 1 MiB behind, is dropped.
+ *
+ * A client that asks for `Accept: text/event-stream` (as a browser's `EventSource` does) gets the
+ * same objects as Server-Sent Events instead: each as `event: node` with the JSON line as `data`,
+ * and, for the live status page, `event: status` with the whole `/status.json` object, at once and
+ * at every {@link publishStatus}. The NDJSON stream is unchanged by it.
  */
 export class EventStream {
   readonly #id: string;
-  readonly #clients = new Set<ServerResponse>();
+  readonly #clients = new Map<ServerResponse, Format>();
+  readonly #status: (() => object) | undefined;
   #role: RoleEvent | undefined;
   #leader: LeaderEvent | undefined;
   #members: MembersEvent | undefined;
   #open = false;
   #ended = false;
 
-  /** @param id - the node's id, for the snapshot lines of a node that has printed none yet. */
-  constructor(id: string) {
+  /**
+   * @param id - the node's id, for the snapshot lines of a node that has printed none yet.
+   * @param status - the status object that Server-Sent Events clients get on connecting.
+   */
+  constructor(id: string, status?: () => object) {
     this.#id = id;
+    this.#status = status;
   }
 
   /** How many clients are connected now. */
   get clients(): number {
     return this.#clients.size;
+  }
+
+  /** How many Server-Sent Events clients are connected now. */
+  get sseClients(): number {
+    let n = 0;
+    for (const format of this.#clients.values()) if (format === 'sse') n++;
+    return n;
+  }
+
+  /** Sends `status` to every Server-Sent Events client as an `event: status` (once {@link open}). */
+  publishStatus(status: object): void {
+    if (!this.#open || this.#ended) return;
+    const text = sse('status', JSON.stringify(status));
+    for (const [client, format] of this.#clients) if (format === 'sse') write(client, text);
   }
 
   /** Sends `event` to every client (once {@link open}) and remembers it for later snapshots. */
@@ -41,8 +68,8 @@ export class EventStream {
     else if (event.event === 'leader') this.#leader = event;
     else if (event.event === 'members') this.#members = event;
     if (this.#open) {
-      const line = `${formatJsonEvent(event)}\n`;
-      for (const client of this.#clients) write(client, line);
+      const json = formatJsonEvent(event);
+      for (const [client, format] of this.#clients) write(client, format === 'sse' ? sse('node', json) : `${json}\n`);
     }
     if (event.event === 'stopped') this.end();
   }
@@ -51,13 +78,13 @@ export class EventStream {
   open(): void {
     if (this.#open || this.#ended) return;
     this.#open = true;
-    for (const client of this.#clients) write(client, this.#snapshot());
+    for (const [client, format] of this.#clients) write(client, this.#snapshot(format));
   }
 
   /** Ends every stream (after `stopped`, or when the node could not start) and refuses new clients. Idempotent. */
   end(): void {
     this.#ended = true;
-    for (const client of this.#clients) client.end();
+    for (const client of this.#clients.keys()) client.end();
     this.#clients.clear();
   }
 
@@ -68,21 +95,26 @@ export class EventStream {
       response.end('the node has stopped\n');
       return;
     }
-    response.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+    const format: Format = /\btext\/event-stream\b/.test(request.headers.accept ?? '') ? 'sse' : 'ndjson';
+    const type = format === 'sse' ? 'text/event-stream; charset=utf-8' : 'application/x-ndjson; charset=utf-8';
+    response.writeHead(200, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
     if (request.method === 'HEAD') {
       response.end();
       return;
     }
     response.flushHeaders();
     response.socket?.setNoDelay(true);
-    this.#clients.add(response);
+    this.#clients.set(response, format);
     response.once('close', () => this.#clients.delete(response));
     response.on('error', () => this.#clients.delete(response)); // a write racing a client that left
-    if (this.#open) write(response, this.#snapshot());
+    if (this.#open) write(response, this.#snapshot(format));
   }
 
-  /** The current state as three lines, as a client that had seen every event would know it. */
-  #snapshot(): string {
+  /**
+   * The current state as three lines, as a client that had seen every event would know it; for
+   * Server-Sent Events, the status first, then the three as `node` events.
+   */
+  #snapshot(format: Format): string {
     const ts = Date.now();
     const id = this.#id;
     const lines: NodeEvent[] = [];
@@ -90,8 +122,15 @@ export class EventStream {
     lines.push(this.#leader ?? { ts, id, event: 'leader', leader: null, era: null, nonce: null, token: null });
     const members = this.#members ?? { ts, id, event: 'members', version: 0, members: [], added: [], removed: [] };
     lines.push({ ...members, added: [...members.members], removed: [] });
-    return lines.map((line) => `${formatJsonEvent(line)}\n`).join('');
+    if (format === 'ndjson') return lines.map((line) => `${formatJsonEvent(line)}\n`).join('');
+    const status = this.#status ? sse('status', JSON.stringify(this.#status())) : '';
+    return status + lines.map((line) => sse('node', formatJsonEvent(line))).join('');
   }
+}
+
+/** One Server-Sent Event; `data` is one line of JSON. */
+function sse(event: string, data: string): string {
+  return `event: ${event}\ndata: ${data}\n\n`;
 }
 
 function write(client: ServerResponse, text: string): void {

@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { renderDashboard } from './dashboardHtml.js';
 import type { EventStream } from './EventStream.js';
+import type { ProbeResult } from './probes.js';
 
 /** What the status page shows of a node (`/status.json` is exactly this). */
 export interface NodeStatus {
@@ -13,11 +15,28 @@ export interface NodeStatus {
   readonly state: string;
   readonly role: string | undefined;
   readonly leader: { readonly id: string; readonly era: number; readonly nonce: number; readonly token: string } | null;
-  readonly members: { readonly version: number; readonly list: readonly { readonly id: string; readonly weight: number }[] };
+  /** The member list, with each member's PING→PONG round trip in ms where this node knows it (else `null`). */
+  readonly members: {
+    readonly version: number;
+    readonly list: readonly { readonly id: string; readonly weight: number; readonly latencyMs: number | null }[];
+  };
   /** The latency sensor: moving averages of a leader-window read and of a PING→PONG round trip. */
   readonly latency: { readonly windowReadMs: number | null; readonly pongRoundTripMs: number | null };
   readonly intervalMs: number;
   readonly timeoutMs: number;
+  /** What `/healthz` and `/readyz` answer now. */
+  readonly probes: { readonly healthz: ProbeResult; readonly readyz: ProbeResult };
+  /** What the node's store operations say of the store. */
+  readonly storeHealth: {
+    /** An operation succeeded within the last T. */
+    readonly reachable: boolean;
+    /** How long ago the last operation succeeded, or `null` when none has. */
+    readonly lastSuccessAgoMs: number | null;
+    /** The last failure: its kind (as `roster_store_errors_total` labels it) and message. */
+    readonly lastError: { readonly kind: string; readonly message: string } | null;
+    /** Operations waiting for the store now. */
+    readonly inFlight: number;
+  };
   /** Counters of what the node did. */
   readonly stats: Readonly<Record<string, number>>;
   /** The most recent log and event lines, oldest first. */
@@ -37,11 +56,22 @@ export class RecentLines {
   }
 }
 
+/** The endpoints of a {@link StatusPage} beyond the page and `/status.json`; each is optional. */
+export interface StatusEndpoints {
+  /** `/events`: the node's events as NDJSON, or Server-Sent Events for a browser. */
+  readonly events?: EventStream;
+  /** `/metrics`: the Prometheus text and its content type. */
+  readonly metrics?: () => Promise<{ readonly contentType: string; readonly text: string }>;
+  /** `/healthz` (liveness) and `/readyz` (readiness). */
+  readonly probes?: { readonly healthz: () => ProbeResult; readonly readyz: () => ProbeResult };
+}
+
 /**
  * A read-only HTTP status page for one node (seed 001's "look at the logs from a browser"), on
- * `node:http` alone: `/` is a small HTML page that refreshes itself every two seconds,
- * `/status.json` the same as JSON, and, given an {@link EventStream}, `/events` the node's events as
- * NDJSON. Anything else is 404; anything but GET and HEAD is 405.
+ * `node:http` alone: `/` is a live dashboard (it follows `/events` as Server-Sent Events),
+ * `/status.json` the same as JSON, and, when given, `/events` (the node's events as NDJSON),
+ * `/metrics` (Prometheus text), `/healthz` and `/readyz` (200 or 503 with a JSON reason). Anything
+ * else is 404; anything but GET and HEAD is 405.
  */
 export class StatusPage {
   readonly #server: Server;
@@ -53,11 +83,11 @@ export class StatusPage {
   }
 
   /**
-   * Listens on `host:port` (port 0: any free port); serves `/events` from `events` when given.
-   * Rejects with the listen error (e.g. `EADDRINUSE`).
+   * Listens on `host:port` (port 0: any free port); serves the `endpoints` given. Rejects with
+   * the listen error (e.g. `EADDRINUSE`).
    */
-  static async listen(host: string, port: number, status: () => NodeStatus, events?: EventStream): Promise<StatusPage> {
-    const server = createServer((request, response) => respond(request, response, status, events));
+  static async listen(host: string, port: number, status: () => NodeStatus, endpoints: StatusEndpoints = {}): Promise<StatusPage> {
+    const server = createServer((request, response) => respond(request, response, status, endpoints));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {
@@ -79,54 +109,33 @@ export class StatusPage {
   }
 }
 
-function respond(request: IncomingMessage, response: ServerResponse, status: () => NodeStatus, events: EventStream | undefined): void {
+function respond(request: IncomingMessage, response: ServerResponse, status: () => NodeStatus, endpoints: StatusEndpoints): void {
   const path = new URL(request.url ?? '/', 'http://status').pathname;
+  const { events, metrics, probes } = endpoints;
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     send(response, request, 405, 'text/plain; charset=utf-8', 'method not allowed\n', { allow: 'GET, HEAD' });
   } else if (path === '/status.json') {
     send(response, request, 200, 'application/json; charset=utf-8', `${JSON.stringify(status(), null, 2)}\n`);
   } else if (path === '/events' && events) {
     events.attach(request, response);
+  } else if (path === '/metrics' && metrics) {
+    metrics().then(
+      ({ contentType, text }) => send(response, request, 200, contentType, text),
+      (error: unknown) => send(response, request, 500, 'text/plain; charset=utf-8', `cannot collect the metrics: ${String(error)}\n`),
+    );
+  } else if ((path === '/healthz' || path === '/readyz') && probes) {
+    const result = path === '/healthz' ? probes.healthz() : probes.readyz();
+    const body = path === '/healthz' ? { healthy: result.ok, reason: result.reason } : { ready: result.ok, reason: result.reason };
+    send(response, request, result.ok ? 200 : 503, 'application/json; charset=utf-8', `${JSON.stringify(body)}\n`);
   } else if (path === '/') {
-    send(response, request, 200, 'text/html; charset=utf-8', renderHtml(status()));
+    send(response, request, 200, 'text/html; charset=utf-8', renderDashboard(status()));
   } else {
-    send(response, request, 404, 'text/plain; charset=utf-8', `not found: try /, /status.json${events ? ' or /events' : ''}\n`);
+    const known = ['/', '/status.json', ...(events ? ['/events'] : []), ...(metrics ? ['/metrics'] : []), ...(probes ? ['/healthz', '/readyz'] : [])];
+    send(response, request, 404, 'text/plain; charset=utf-8', `not found: try ${known.join(', ')}\n`);
   }
 }
 
 function send(response: ServerResponse, request: IncomingMessage, code: number, type: string, body: string, headers: Record<string, string> = {}): void {
   response.writeHead(code, { 'content-type': type, 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body), ...headers });
   response.end(request.method === 'HEAD' ? undefined : body);
-}
-
-const escape = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-const ms = (value: number | null): string => (value === null ? '–' : `${value.toFixed(1)} ms`);
-
-/** The status as a small self-refreshing HTML page. */
-export function renderHtml(s: NodeStatus): string {
-  const leader = s.leader ? `${escape(s.leader.id)}${s.leader.id === s.id ? ' (this node)' : ''}, era ${s.leader.era}, token ${s.leader.token}` : 'none known';
-  const members = s.members.list.map((m) => `<li>${escape(m.id)}${m.id === s.id ? ' (this node)' : ''}${m.weight === 1 ? '' : ` ×${m.weight}`}</li>`).join('');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="2">
-<title>roster node ${escape(s.id)}: ${escape(s.role ?? s.state)}</title>
-<style>body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:60em}th{text-align:left;padding-right:1em}pre{background:#f4f4f4;padding:1em;overflow:auto}</style>
-</head><body>
-<h1>roster node ${escape(s.id)}</h1>
-<table>
-<tr><th>cluster</th><td>${escape(s.cluster)}/${escape(s.env)} on ${escape(s.store)}</td></tr>
-<tr><th>state</th><td>${escape(s.state)}</td></tr>
-<tr><th>role</th><td><b>${escape(s.role ?? '–')}</b></td></tr>
-<tr><th>leader</th><td>${leader}</td></tr>
-<tr><th>timing</th><td>interval ${s.intervalMs} ms, timeout ${s.timeoutMs} ms</td></tr>
-<tr><th>latency</th><td>leader-window read ${ms(s.latency.windowReadMs)}, PING→PONG ${ms(s.latency.pongRoundTripMs)}</td></tr>
-</table>
-<h2>members (version ${s.members.version})</h2>
-<ul>${members || '<li>none known</li>'}</ul>
-<h2>recent</h2>
-<pre>${escape(s.recent.join('\n'))}</pre>
-<p><a href="/status.json">status.json</a></p>
-</body></html>
-`;
 }

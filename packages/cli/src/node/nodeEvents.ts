@@ -1,55 +1,10 @@
-import type { Role, RosterUpdate } from '@roster/election';
+import type { NodeEvent } from '@roster/client';
+import type { RosterUpdate } from '@roster/election';
 import { clockTime } from '../internal/StderrLogger.js';
 
-/** Fields every line of `roster node --json` carries. */
-interface EventBase {
-  /** When the node saw it, in milliseconds since the epoch. */
-  readonly ts: number;
-  /** The id of the node that prints the line. */
-  readonly id: string;
-}
-
-/** The node's role changed. */
-export interface RoleEvent extends EventBase {
-  readonly event: 'role';
-  readonly role: Role;
-  /** The role before; `null` on the first line, which gives the role the node starts in. */
-  readonly previous: Role | null;
-  /** Why: `"stale"`, `"confirmed"`, `"dethroned"`, `"lease-expired"`, `"stopped"`, … */
-  readonly reason: string;
-}
-
-/** The leader this node follows (or is) changed; every field is `null` while it knows of none. */
-export interface LeaderEvent extends EventBase {
-  readonly event: 'leader';
-  readonly leader: string | null;
-  readonly era: number | null;
-  readonly nonce: number | null;
-  /** The fencing token as a decimal string (it can exceed 2^53). */
-  readonly token: string | null;
-}
-
-/** The member list this node sees changed. */
-export interface MembersEvent extends EventBase {
-  readonly event: 'members';
-  /** The broadcast Version the list comes from. */
-  readonly version: number;
-  /** Every member id, sorted. */
-  readonly members: readonly string[];
-  readonly added: readonly string[];
-  readonly removed: readonly string[];
-}
-
-/** The node stopped gracefully; always the last line. */
-export interface StoppedEvent extends EventBase {
-  readonly event: 'stopped';
-}
-
-/**
- * One line of `roster node --json` (a public contract, see docs/cli.md). New fields may be
- * added; none is removed or renamed.
- */
-export type NodeEvent = RoleEvent | LeaderEvent | MembersEvent | StoppedEvent;
+// The lines are the wire contract of `@roster/client` (its types-only module): the command line
+// writes exactly what the thin client reads. A type-only import: nothing of the client is loaded.
+export type { NodeEvent, RoleEvent, LeaderEvent, MembersEvent, StoppedEvent } from '@roster/client';
 
 /**
  * The {@link NodeEvent} for a node update, or `undefined` for updates that are not part of the

@@ -1,11 +1,16 @@
 import { createNode, resolveConfig, type ResolvedConfig, type RosterNode } from '@roster/election';
-import { ConfigError, MemoryKV, parseStoreUrl, redactStoreUrl } from '@roster/kv-adapter';
+import { ConfigError, MemoryKV, parseStoreUrl, realClock, redactStoreUrl, type Timer } from '@roster/kv-adapter';
+import { collectDefaultMetrics } from 'prom-client';
 import type { CliIO } from '../commands/Command.js';
-import { CliError, ExitCode } from '../internal/CliError.js';
+import { CliError, ExitCode } from '../CliError.js';
 import { connectStore } from '../internal/connectStore.js';
 import { StderrLogger } from '../internal/StderrLogger.js';
 import { StopRequest } from '../internal/StopRequest.js';
+import { InstrumentedKV, type StoreHealth } from '../metrics/InstrumentedKV.js';
+import { PromRosterMetrics } from '../metrics/PromRosterMetrics.js';
+import { watchNodeMetrics } from '../metrics/watchNodeMetrics.js';
 import { EventStream } from './EventStream.js';
+import { liveness, readiness, type ProbeInput } from './probes.js';
 import { formatHumanEvent, formatJsonEvent, toNodeEvent, type NodeEvent } from './nodeEvents.js';
 import { RecentLines, StatusPage, type NodeStatus } from './StatusPage.js';
 
@@ -49,8 +54,9 @@ const FLAG: Readonly<Record<string, string>> = {
  * Runs one node until SIGINT or SIGTERM: validates the configuration, connects to the store, starts
  * the node, prints its updates, and on the first signal stops it gracefully (a leader says goodbye,
  * a follower leaves), prints `stopped`, closes the store and resolves to 0. A second signal resolves
- * at once with 130 (SIGINT) or 143 (SIGTERM). With `statusPort`, serves a status page meanwhile,
- * with the events as NDJSON at `/events` (see {@link EventStream}).
+ * at once with 130 (SIGINT) or 143 (SIGTERM). With `statusPort`, serves a live status page
+ * meanwhile, with the events at `/events` (see {@link EventStream}), Prometheus metrics at
+ * `/metrics` and the probes `/healthz` and `/readyz` (see docs/cli.md).
  *
  * @throws {@link CliError} (exit code 2) for an invalid configuration, a store unreachable at start,
  *   or a status port that cannot be bound.
@@ -62,18 +68,23 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
   const config = checkConfig(options);
   const target = redactStoreUrl(options.store);
   let node: RosterNode | undefined;
-  const status = (): NodeStatus => nodeStatus(options, config, target, node, recent);
+  let store: InstrumentedKV | undefined;
+  const probeInput = (): ProbeInput => probeState(config, node, store?.health);
+  const status = (): NodeStatus => nodeStatus(options, config, target, node, recent, probeInput());
 
   const stop = new StopRequest(
     io,
     (signal) => log.info({ signal }, 'stopping gracefully (send the signal again to exit at once)'),
     (signal) => log.warn({ signal }, 'second signal: exiting without a graceful stop'),
   );
-  const events = options.statusPort === undefined ? undefined : new EventStream(config.id);
+  const events = options.statusPort === undefined ? undefined : new EventStream(config.id, status);
+  const metrics = events && new PromRosterMetrics();
+  if (metrics) collectDefaultMetrics({ register: metrics.registry });
   let page: StatusPage | undefined;
+  let statusTimer: Timer | undefined;
   try {
-    page = events && (await serveStatus(options, status, events));
-    if (page) log.info({ url: page.url, json: `${page.url}status.json`, events: `${page.url}events` }, 'status page');
+    page = events && (await serveStatus(options, status, events, metrics, probeInput));
+    if (page) log.info({ url: page.url, json: `${page.url}status.json`, events: `${page.url}events`, metrics: `${page.url}metrics` }, 'status page');
     const kv = await connectStore({
       command: COMMAND,
       url: options.store,
@@ -82,9 +93,10 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       signal: stop.signal,
     });
     if (kv === undefined) return ExitCode.ok; // stopped while connecting
+    store = new InstrumentedKV(kv, { clock: realClock, deadlineMs: config.operationTimeoutMs, ...(metrics && { metrics }) });
     try {
       node = createNode({
-        kv,
+        kv: store,
         cluster: options.cluster,
         env: options.env,
         id: config.id,
@@ -97,7 +109,14 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       throw configProblem(error);
     }
     const self = node;
-    const print = printer(io, options.json ?? false, recent, events);
+    const print = printer(io, options.json ?? false, recent, events, status);
+    const unwatchMetrics = metrics ? watchNodeMetrics(self, metrics, realClock, config.intervalMs) : () => {};
+    // The live page's figures (latency, store health) move without events: send them every interval.
+    const tick = (): void => {
+      if (events && events.sseClients > 0) events.publishStatus(status());
+      statusTimer = realClock.setTimer(tick, config.intervalMs);
+    };
+    if (events) tick();
     const unwatch = self.watch((update) => {
       const event = toNodeEvent(self.id, update, Date.now());
       if (event) print(event);
@@ -115,31 +134,63 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       await self.stop();
       print({ ts: Date.now(), id: self.id, event: 'stopped' });
       unwatch();
+      unwatchMetrics();
       await kv.close();
       log.info({ id: self.id }, 'node stopped');
       return ExitCode.ok;
     };
     return await Promise.race([graceful(), stop.forced]);
   } finally {
+    statusTimer?.cancel();
     stop.dispose();
     events?.end();
     await page?.close();
   }
 }
 
-async function serveStatus(options: NodeRunOptions, status: () => NodeStatus, events: EventStream): Promise<StatusPage> {
+async function serveStatus(
+  options: NodeRunOptions,
+  status: () => NodeStatus,
+  events: EventStream,
+  metrics: PromRosterMetrics | undefined,
+  probes: () => ProbeInput,
+): Promise<StatusPage> {
   const host = options.statusHost ?? '127.0.0.1';
   try {
-    return await StatusPage.listen(host, options.statusPort!, status, events);
+    return await StatusPage.listen(host, options.statusPort!, status, {
+      events,
+      ...(metrics && { metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }) }),
+      probes: { healthz: () => liveness(probes()), readyz: () => readiness(probes()) },
+    });
   } catch (error) {
     const reason = (error as { code?: string }).code === 'EADDRINUSE' ? 'the port is in use' : error instanceof Error ? error.message : String(error);
     throw new CliError(`${COMMAND}: cannot serve the status page on ${host}:${options.statusPort}: ${reason}`, { cause: error });
   }
 }
 
+const NO_STORE_YET: StoreHealth = { lastStartedAt: undefined, lastSuccessAt: undefined, lastErrorAt: undefined, lastError: undefined, inFlight: 0 };
+
+/** What the probes look at now. */
+function probeState(config: ResolvedConfig, node: RosterNode | undefined, store: StoreHealth | undefined): ProbeInput {
+  return {
+    state: node?.state ?? 'connecting',
+    role: node?.role,
+    isLeader: node?.isLeader() ?? false,
+    leader: node?.leader?.id,
+    listed: node?.members.list.some((m) => m.id === node.id) ?? false,
+    store: store ?? NO_STORE_YET,
+    now: realClock.now(),
+    timeoutMs: config.timeoutMs,
+    intervalMs: config.intervalMs,
+  };
+}
+
 /** What the status page shows now. */
-function nodeStatus(options: NodeRunOptions, config: ResolvedConfig, store: string, node: RosterNode | undefined, recent: RecentLines): NodeStatus {
+function nodeStatus(options: NodeRunOptions, config: ResolvedConfig, store: string, node: RosterNode | undefined, recent: RecentLines, probe: ProbeInput): NodeStatus {
   const leader = node?.leader;
+  // A leader sends no PINGs: what the sensor holds is from before it led.
+  const ownLatency = node?.role === 'leader' ? null : (node?.latency.pongRoundTripMs ?? null);
+  const success = probe.store.lastSuccessAt;
   return {
     id: config.id,
     cluster: options.cluster,
@@ -148,10 +199,21 @@ function nodeStatus(options: NodeRunOptions, config: ResolvedConfig, store: stri
     state: node?.state ?? 'connecting',
     role: node?.role,
     leader: leader ? { id: leader.id, era: leader.era, nonce: leader.nonce, token: String(leader.token) } : null,
-    members: { version: node?.members.version ?? 0, list: node?.members.list.map((m) => ({ id: m.id, weight: m.weight })) ?? [] },
+    members: {
+      version: node?.members.version ?? 0,
+      // A node measures only its own round trip.
+      list: node?.members.list.map((m) => ({ id: m.id, weight: m.weight, latencyMs: m.id === node.id ? ownLatency : null })) ?? [],
+    },
     latency: { windowReadMs: node?.latency.windowReadMs ?? null, pongRoundTripMs: node?.latency.pongRoundTripMs ?? null },
     intervalMs: config.intervalMs,
     timeoutMs: config.timeoutMs,
+    probes: { healthz: liveness(probe), readyz: readiness(probe) },
+    storeHealth: {
+      reachable: success !== undefined && probe.now - success <= config.timeoutMs,
+      lastSuccessAgoMs: success === undefined ? null : probe.now - success,
+      lastError: probe.store.lastError ?? null,
+      inFlight: probe.store.inFlight,
+    },
     stats: node?.stats ?? {},
     recent: recent.lines,
   };
@@ -186,7 +248,7 @@ function configProblem(error: unknown): unknown {
  * Writes each event as a line on stdout, keeps it for the status page and sends it to the `/events`
  * clients; nothing after `stopped`.
  */
-function printer(io: CliIO, json: boolean, recent: RecentLines, events: EventStream | undefined): (event: NodeEvent) => void {
+function printer(io: CliIO, json: boolean, recent: RecentLines, events: EventStream | undefined, status: () => NodeStatus): (event: NodeEvent) => void {
   let stopped = false;
   return (event) => {
     if (stopped) return;
@@ -195,5 +257,6 @@ function printer(io: CliIO, json: boolean, recent: RecentLines, events: EventStr
     recent.push(human);
     io.stdout.write(`${json ? formatJsonEvent(event) : human}\n`);
     events?.publish(event);
+    if (events && events.sseClients > 0) events.publishStatus(status());
   };
 }

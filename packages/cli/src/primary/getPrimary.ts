@@ -1,7 +1,7 @@
 import { MemoryKV, Namespace, parseStoreUrl, RosterError, silentLogger, type KV } from '@roster/kv-adapter';
 import { checkUtype, HeartbeatTable, type EntryState } from '@roster/primary';
 import type { CliIO } from '../commands/Command.js';
-import { CliError, ExitCode } from '../internal/CliError.js';
+import { CliError, ExitCode } from '../CliError.js';
 import { connectStore } from '../internal/connectStore.js';
 import { configProblem, type PrimaryStoreOptions } from './primaryConfig.js';
 import { seconds } from './primaryEvents.js';

@@ -1,5 +1,5 @@
 import { ConfigError, RosterError } from '@roster/kv-adapter';
-import { CliError } from '../internal/CliError.js';
+import { CliError } from '../CliError.js';
 
 /** What both `roster primary run` and `roster primary get` are given. */
 export interface PrimaryStoreOptions {

@@ -1,7 +1,7 @@
 import { MemoryKV, Namespace, parseStoreUrl, redactStoreUrl, silentLogger, type KV, type Logger } from '@roster/kv-adapter';
 import { generateInstanceId, PrimaryContender } from '@roster/primary';
 import type { CliIO } from '../commands/Command.js';
-import { ExitCode } from '../internal/CliError.js';
+import { ExitCode } from '../CliError.js';
 import { connectStore } from '../internal/connectStore.js';
 import { StderrLogger } from '../internal/StderrLogger.js';
 import { StopRequest } from '../internal/StopRequest.js';

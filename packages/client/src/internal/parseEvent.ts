@@ -1,8 +1,9 @@
 import type { DaemonLeader, DaemonRole } from '../DaemonUpdate.js';
+import type { NodeEvent } from '../wire.js';
 
 /**
- * One line of the daemon's event stream, as far as the client needs it: the `roster node --json`
- * contract of docs/cli.md, with the token already a `bigint`. Fields the client does not use
+ * One line of the daemon's event stream ({@link NodeEvent}, the wire contract), as far as the
+ * client needs it, with the token already a `bigint`. Fields the client does not use
  * (`ts`, `id`, `reason`, `added`, …) are checked but not kept.
  */
 export type DaemonEvent =
@@ -40,7 +41,8 @@ export function parseEvent(line: string): ParsedLine {
   if (typeof fields.ts !== 'number' || !Number.isFinite(fields.ts)) return invalid('`ts` is not a number');
   if (typeof fields.id !== 'string' || fields.id === '') return invalid('`id` is not a non-empty string');
   if (typeof fields.event !== 'string') return invalid('`event` is not a string');
-  switch (fields.event) {
+  const event = fields.event as NodeEvent['event'];
+  switch (event) {
     case 'role':
       return parseRole(fields);
     case 'leader':
@@ -50,7 +52,7 @@ export function parseEvent(line: string): ParsedLine {
     case 'stopped':
       return { kind: 'event', event: { event: 'stopped' } };
     default:
-      return { kind: 'unknown', type: fields.event };
+      return { kind: 'unknown', type: event };
   }
 }
 

@@ -1,4 +1,5 @@
-import { MemoryKV, MemoryLogger, VirtualClock } from '@roster/kv-adapter';
+import { MemoryKV } from '@roster/kv-adapter';
+import { MemoryLogger, VirtualClock } from '@roster/kv-adapter/testing';
 import { createCluster, type Cluster, type ClusterOptions, type RebalanceUpdate } from '../../src/index.js';
 
 /** The timing of the specs: I = 100 ms, T = 500 ms. */

@@ -1,4 +1,5 @@
-import { KeyUnavailableError, MemoryKV, VirtualClock, MemoryLogger, type KV } from '@roster/kv-adapter';
+import { KeyUnavailableError, MemoryKV, type KV } from '@roster/kv-adapter';
+import { MemoryLogger, VirtualClock } from '@roster/kv-adapter/testing';
 import { createNode, type CreateNodeOptions, type RosterNode } from '../../src/index.js';
 
 /** The timing used by most specs: I = 100 ms, T = 500 ms. */

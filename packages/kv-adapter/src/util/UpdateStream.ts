@@ -1,11 +1,12 @@
-import { abortReason, type Logger } from '@roster/kv-adapter';
+import { abortReason } from '../clock/Clock.js';
+import type { Logger } from '../logger.js';
 
 type Watcher<U> = ((update: U) => void) & { end?: () => void };
 
 /**
  * Delivers typed updates to watch functions (seed 000) and async iterators. A watch function
- * that throws is logged and kept; iterators buffer what their consumer has not read yet. Used by
- * `RosterNode` and by the other packages' handles.
+ * that throws is logged and kept; iterators buffer what their consumer has not read yet. The one typed
+ * emitter of Roster: the node, the cluster handle and the primary contender all speak through it.
  */
 export class UpdateStream<U extends { readonly type: string }> {
   readonly #watchers = new Set<Watcher<U>>();
@@ -22,6 +23,13 @@ export class UpdateStream<U extends { readonly type: string }> {
     return () => {
       this.#watchers.delete(fn);
     };
+  }
+
+  /** Installs `fn` for the updates of one `type` only; returns the function that removes it. */
+  on<T extends U['type']>(type: T, fn: (update: Extract<U, { type: T }>) => void): () => void {
+    return this.watch((u) => {
+      if (u.type === type) fn(u as Extract<U, { type: T }>);
+    });
   }
 
   /** Delivers `update` to every watcher. */

@@ -1,4 +1,4 @@
-import type { Clock, Timer } from '@roster/kv-adapter';
+import type { Clock, Timer } from '../clock/Clock.js';
 
 /**
  * A deadline on the local monotonic clock: calls `onExpire` once, `durationMs` after the reference

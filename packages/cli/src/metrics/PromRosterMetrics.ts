@@ -1,0 +1,150 @@
+import type { Role } from '@roster/election';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ElectionOutcome, KeyKind, RosterMetrics, StoreErrorKind, StoreOperation } from './RosterMetrics.js';
+
+const ROLES: readonly Role[] = ['follower', 'candidate', 'leader', 'observer'];
+
+/** Store operations take a few hundred microseconds on a local Redis, up to the command timeout. */
+const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+/** A PING → PONG round trip spans up to two intervals (the follower's and the leader's loops). */
+const ROUND_TRIP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Options of {@link PromRosterMetrics}. */
+export interface PromRosterMetricsOptions {
+  /** The registry to register the metrics in. @defaultValue a new `Registry` */
+  readonly registry?: Registry;
+  /** Labels added to every metric, e.g. `{ node: 'a' }`. @defaultValue none */
+  readonly labels?: Readonly<Record<string, string>>;
+}
+
+/**
+ * {@link RosterMetrics} as Prometheus metrics through prom-client, every name prefixed `roster_`
+ * (see docs/cli.md for the list). Register them in a service's own registry with
+ * `new PromRosterMetrics({ registry })`; two instances cannot share one registry.
+ *
+ * @example
+ * ```ts
+ * import { register } from 'prom-client';
+ * const metrics = new PromRosterMetrics({ registry: register });
+ * metrics.role('leader');
+ * console.log(await register.metrics()); // … roster_is_leader 1 …
+ * ```
+ */
+export class PromRosterMetrics implements RosterMetrics {
+  /** The registry the metrics are in: serve `registry.metrics()` with `registry.contentType`. */
+  readonly registry: Registry;
+  readonly #role: Gauge;
+  readonly #isLeader: Gauge;
+  readonly #era: Gauge;
+  readonly #token: Gauge;
+  readonly #members: Gauge;
+  readonly #version: Gauge;
+  readonly #leaderChanges: Counter;
+  readonly #elections: Counter<'outcome'>;
+  readonly #operations: Counter<'operation' | 'outcome'>;
+  readonly #errors: Counter<'kind'>;
+  readonly #duration: Histogram<'operation'>;
+  readonly #roundTrip: Histogram;
+  readonly #nonceMoves: Counter<'key'>;
+  #lastLeader: { era: number; token: bigint } | undefined;
+
+  constructor(options: PromRosterMetricsOptions = {}) {
+    this.registry = options.registry ?? new Registry();
+    const registers = [this.registry];
+    if (options.labels) this.registry.setDefaultLabels({ ...options.labels });
+    this.#role = new Gauge({ name: 'roster_role', help: 'The node’s role: 1 for the role it has, 0 for the others.', labelNames: ['role'], registers });
+    this.#isLeader = new Gauge({ name: 'roster_is_leader', help: '1 while this node leads, else 0.', registers });
+    this.#era = new Gauge({ name: 'roster_era', help: 'The era of the leadership this node follows or holds (0: none known).', registers });
+    this.#token = new Gauge({
+      name: 'roster_fencing_token',
+      help: 'The fencing token of the leadership this node follows or holds (0: none known; exact below 2^53).',
+      registers,
+    });
+    this.#members = new Gauge({ name: 'roster_members', help: 'How many members this node sees.', registers });
+    this.#version = new Gauge({ name: 'roster_membership_version', help: 'The broadcast Version of the member list this node sees.', registers });
+    this.#leaderChanges = new Counter({ name: 'roster_leader_changes_total', help: 'How many times this node saw a new leadership.', registers });
+    this.#elections = new Counter({
+      name: 'roster_elections_total',
+      help: 'Elections this node stood in, by outcome (won, lost).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.#operations = new Counter({
+      name: 'roster_store_operations_total',
+      help: 'Store operations, by operation and outcome (ok, error).',
+      labelNames: ['operation', 'outcome'],
+      registers,
+    });
+    this.#errors = new Counter({
+      name: 'roster_store_errors_total',
+      help: 'Store errors, by kind (key_unavailable, store_unavailable, timeout, malformed_value, other).',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.#duration = new Histogram({
+      name: 'roster_store_operation_duration_seconds',
+      help: 'How long store operations took, by operation.',
+      labelNames: ['operation'],
+      buckets: STORE_BUCKETS,
+      registers,
+    });
+    this.#roundTrip = new Histogram({
+      name: 'roster_ping_pong_round_trip_seconds',
+      help: 'This follower’s PING → PONG round trips through the store and the leader.',
+      buckets: ROUND_TRIP_BUCKETS,
+      registers,
+    });
+    this.#nonceMoves = new Counter({
+      name: 'roster_nonce_moves_total',
+      help: 'Writes of a compound key at another nonce than the last (the key had been unavailable), by key kind (leader, join, era, id, other).',
+      labelNames: ['key'],
+      registers,
+    });
+    // Every series exists from the start, so that rate() and absent() behave before the first event.
+    for (const role of ROLES) this.#role.set({ role }, 0);
+    for (const outcome of ['won', 'lost'] satisfies ElectionOutcome[]) this.#elections.inc({ outcome }, 0);
+    for (const kind of ['key_unavailable', 'store_unavailable', 'timeout', 'malformed_value', 'other'] satisfies StoreErrorKind[]) this.#errors.inc({ kind }, 0);
+    for (const key of ['leader', 'join', 'era', 'id', 'other'] satisfies KeyKind[]) this.#nonceMoves.inc({ key }, 0);
+    this.#isLeader.set(0);
+  }
+
+  role(role: Role): void {
+    for (const r of ROLES) this.#role.set({ role: r }, r === role ? 1 : 0);
+    this.#isLeader.set(role === 'leader' ? 1 : 0);
+  }
+
+  leader(leader: { readonly era: number; readonly token: bigint } | undefined): void {
+    this.#era.set(leader?.era ?? 0);
+    this.#token.set(Number(leader?.token ?? 0n));
+    const last = this.#lastLeader;
+    if (leader && (last === undefined || last.era !== leader.era || last.token !== leader.token)) this.#leaderChanges.inc();
+    if (leader) this.#lastLeader = { era: leader.era, token: leader.token };
+  }
+
+  members(count: number, version: number): void {
+    this.#members.set(count);
+    this.#version.set(version);
+  }
+
+  election(outcome: ElectionOutcome): void {
+    this.#elections.inc({ outcome });
+  }
+
+  storeOperation(operation: StoreOperation, seconds: number, error: StoreErrorKind | undefined): void {
+    this.#operations.inc({ operation, outcome: error === undefined ? 'ok' : 'error' });
+    if (error !== undefined) this.#errors.inc({ kind: error });
+    this.#duration.observe({ operation }, seconds);
+  }
+
+  malformedValues(count: number): void {
+    if (count > 0) this.#errors.inc({ kind: 'malformed_value' }, count);
+  }
+
+  pingRoundTrip(seconds: number): void {
+    this.#roundTrip.observe(seconds);
+  }
+
+  nonceMove(kind: KeyKind): void {
+    this.#nonceMoves.inc({ key: kind });
+  }
+}

@@ -1,0 +1,61 @@
+import type { Role } from '@roster/election';
+
+/** A `KV` operation, as `store_operations_total` labels it. */
+export type StoreOperation = 'get' | 'set' | 'delete' | 'append' | 'take' | 'compareAndSet' | 'time';
+
+/**
+ * Why a store operation failed, as `store_errors_total` labels it:
+ * - `key_unavailable`: this key cannot be served (`KV_KEY_UNAVAILABLE`); the protocol moves the nonce;
+ * - `store_unavailable`: the store cannot be reached (`KV_STORE_UNAVAILABLE`);
+ * - `timeout`: the store did not answer in time (a command timeout, or an answer that came after
+ *   the node's operation deadline, when the node had given up on it);
+ * - `malformed_value`: a value the protocol cannot parse, or one over the size limit;
+ * - `other`: anything else (a rejected command, a closed client).
+ */
+export type StoreErrorKind = 'key_unavailable' | 'store_unavailable' | 'timeout' | 'malformed_value' | 'other';
+
+/**
+ * Which of a cluster's compound keys (docs/protocol.md), as `nonce_moves_total` labels it: the
+ * leader key, the join key, the era key, a follower's id key, or another key.
+ */
+export type KeyKind = 'leader' | 'join' | 'era' | 'id' | 'other';
+
+/** How an election this node stood in ended: it leads, or it went back to following. */
+export type ElectionOutcome = 'won' | 'lost';
+
+/**
+ * The metrics seam: what a Roster node reports, as calls a recorder can count. The CLI feeds it
+ * from the node's public API and an instrumenting store ({@link InstrumentedKV}); a service passes
+ * its own implementation, or {@link PromRosterMetrics} on its own prom-client registry. Every
+ * method must return quickly and never throw. {@link noopMetrics} records nothing.
+ */
+export interface RosterMetrics {
+  /** The node's role is now `role`. */
+  role(role: Role): void;
+  /** The node follows (or holds) this leadership now; `undefined` while it knows of none. */
+  leader(leader: { readonly era: number; readonly token: bigint } | undefined): void;
+  /** The member list the node sees now: how many, and the broadcast Version it comes from. */
+  members(count: number, version: number): void;
+  /** An election this node stood in ended. */
+  election(outcome: ElectionOutcome): void;
+  /** One store operation ended, after `seconds`: successfully (`error` undefined) or with `error`. */
+  storeOperation(operation: StoreOperation, seconds: number, error: StoreErrorKind | undefined): void;
+  /** The node read `count` values it could not parse (the store answered; the value was garbage). */
+  malformedValues(count: number): void;
+  /** One PING → PONG round trip of this follower, in seconds. */
+  pingRoundTrip(seconds: number): void;
+  /** The node wrote a compound key of `kind` at another nonce than its last write to it (the key had been unavailable). */
+  nonceMove(kind: KeyKind): void;
+}
+
+/** A {@link RosterMetrics} that records nothing: the default wherever metrics are optional. */
+export const noopMetrics: RosterMetrics = Object.freeze({
+  role() {},
+  leader() {},
+  members() {},
+  election() {},
+  storeOperation() {},
+  malformedValues() {},
+  pingRoundTrip() {},
+  nonceMove() {},
+});

@@ -1,0 +1,46 @@
+import type { RosterNode } from '@roster/election';
+import type { Clock, Timer } from '@roster/kv-adapter';
+import type { RosterMetrics } from './RosterMetrics.js';
+
+/** The node's counter of values it could not parse (see `RosterNode.stats`). */
+const GARBAGE = 'garbage';
+
+/**
+ * Feeds `metrics` from a node's public API: its role, leader and members as they change (with the
+ * current ones at once), the outcome of each election it stands in, and, every `intervalMs` on
+ * `clock`, the malformed values it counted. Returns the function that stops it.
+ */
+export function watchNodeMetrics(node: RosterNode, metrics: RosterMetrics, clock: Clock, intervalMs: number): () => void {
+  metrics.role(node.role);
+  metrics.leader(node.leader);
+  metrics.members(node.members.list.length, node.members.version);
+  const unwatch = node.watch((update) => {
+    switch (update.type) {
+      case 'role':
+        metrics.role(update.role);
+        if (update.previous === 'candidate') metrics.election(update.role === 'leader' ? 'won' : 'lost');
+        return;
+      case 'leader':
+        metrics.leader(update.leader);
+        return;
+      case 'members':
+        metrics.members(update.members.length, update.version);
+        return;
+      default:
+        return;
+    }
+  });
+  let garbage = 0;
+  let timer: Timer | undefined;
+  const poll = (): void => {
+    const now = node.stats[GARBAGE] ?? 0;
+    if (now > garbage) metrics.malformedValues(now - garbage);
+    garbage = now;
+    timer = clock.setTimer(poll, intervalMs);
+  };
+  poll();
+  return () => {
+    timer?.cancel();
+    unwatch();
+  };
+}

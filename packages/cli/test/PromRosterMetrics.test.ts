@@ -1,0 +1,76 @@
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { PromRosterMetrics } from '../src/metrics/PromRosterMetrics.js';
+
+/** The value of one sample line, e.g. `roster_elections_total{outcome="won"}`. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('PromRosterMetrics', () => {
+  it('registers every roster_ metric in the registry it is given, next to the service’s own', async () => {
+    const registry = new Registry();
+    const metrics = new PromRosterMetrics({ registry });
+    const names = (await registry.getMetricsAsJSON()).map((m) => m.name).sort();
+    expect(names).toEqual([
+      'roster_elections_total',
+      'roster_era',
+      'roster_fencing_token',
+      'roster_is_leader',
+      'roster_leader_changes_total',
+      'roster_members',
+      'roster_membership_version',
+      'roster_nonce_moves_total',
+      'roster_ping_pong_round_trip_seconds',
+      'roster_role',
+      'roster_store_errors_total',
+      'roster_store_operation_duration_seconds',
+      'roster_store_operations_total',
+    ]);
+    expect(metrics.registry).toBe(registry);
+    expect(() => new PromRosterMetrics({ registry })).toThrow(/already been registered/);
+  });
+
+  it('shows the role, leadership and members it was told of', async () => {
+    const metrics = new PromRosterMetrics();
+    metrics.role('leader');
+    metrics.leader({ era: 3, token: 4095n });
+    metrics.leader({ era: 3, token: 4095n }); // the same leadership again: no change
+    metrics.leader({ era: 4, token: 5119n });
+    metrics.members(3, 17);
+    metrics.election('won');
+    const text = await metrics.registry.metrics();
+    expect(sample(text, 'roster_role{role="leader"}')).toBe(1);
+    expect(sample(text, 'roster_role{role="follower"}')).toBe(0);
+    expect(sample(text, 'roster_is_leader')).toBe(1);
+    expect(sample(text, 'roster_era')).toBe(4);
+    expect(sample(text, 'roster_fencing_token')).toBe(5119);
+    expect(sample(text, 'roster_leader_changes_total')).toBe(2);
+    expect(sample(text, 'roster_members')).toBe(3);
+    expect(sample(text, 'roster_membership_version')).toBe(17);
+    expect(sample(text, 'roster_elections_total{outcome="won"}')).toBe(1);
+    expect(sample(text, 'roster_elections_total{outcome="lost"}')).toBe(0);
+  });
+
+  it('counts store operations by operation and outcome, errors by kind, and times them in seconds', async () => {
+    const metrics = new PromRosterMetrics({ labels: { node: 'a' } });
+    metrics.storeOperation('get', 0.0004, undefined);
+    metrics.storeOperation('get', 0.2, 'timeout');
+    metrics.malformedValues(2);
+    metrics.pingRoundTrip(0.21);
+    metrics.nonceMove('leader');
+    const text = await metrics.registry.metrics();
+    expect(sample(text, 'roster_store_operations_total{operation="get",outcome="ok",node="a"}')).toBe(1);
+    expect(sample(text, 'roster_store_operations_total{operation="get",outcome="error",node="a"}')).toBe(1);
+    expect(sample(text, 'roster_store_errors_total{kind="timeout",node="a"}')).toBe(1);
+    expect(sample(text, 'roster_store_errors_total{kind="malformed_value",node="a"}')).toBe(2);
+    expect(sample(text, 'roster_store_errors_total{kind="key_unavailable",node="a"}')).toBe(0);
+    expect(sample(text, 'roster_store_operation_duration_seconds_bucket{le="0.0005",node="a",operation="get"}')).toBe(1);
+    expect(sample(text, 'roster_store_operation_duration_seconds_count{node="a",operation="get"}')).toBe(2);
+    expect(sample(text, 'roster_ping_pong_round_trip_seconds_bucket{le="0.25",node="a"}')).toBe(1);
+    expect(sample(text, 'roster_nonce_moves_total{key="leader",node="a"}')).toBe(1);
+    expect(sample(text, 'roster_nonce_moves_total{key="id",node="a"}')).toBe(0);
+    expect(sample(text, 'roster_ping_pong_round_trip_seconds_bucket{le="0.1",node="a"}')).toBe(0);
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { liveness, readiness, type ProbeInput } from '../src/node/probes.js';
+
+/** A follower listed by leader `b`, whose store answered 100 ms ago (T = 1000, I = 200). */
+const follower: ProbeInput = {
+  state: 'running',
+  role: 'follower',
+  isLeader: false,
+  leader: 'b',
+  listed: true,
+  store: { lastStartedAt: 9_950, lastSuccessAt: 9_900, lastErrorAt: undefined, lastError: undefined, inFlight: 0 },
+  now: 10_000,
+  timeoutMs: 1000,
+  intervalMs: 200,
+};
+
+describe('/healthz', () => {
+  it('is healthy while the node runs, and while it connects', () => {
+    expect(liveness(follower)).toEqual({ ok: true, reason: 'ok' });
+    expect(liveness({ ...follower, state: 'connecting', role: undefined }).ok).toBe(true);
+  });
+
+  it('is unhealthy once the node stops', () => {
+    expect(liveness({ ...follower, state: 'stopping' })).toEqual({ ok: false, reason: 'the node is stopping' });
+  });
+
+  it('is unhealthy when the node calls itself leader but could not renew within the renew deadline', () => {
+    expect(liveness({ ...follower, role: 'leader', leader: 'a', isLeader: true }).ok).toBe(true);
+    expect(liveness({ ...follower, role: 'leader', leader: 'a', isLeader: false }).reason).toMatch(/could not renew/);
+  });
+
+  it('stays healthy through a store outage, as long as the loops keep trying', () => {
+    const outage = { ...follower.store, lastSuccessAt: 5_000, lastError: { kind: 'timeout' as const, message: 'timed out' } };
+    expect(liveness({ ...follower, store: outage }).ok).toBe(true);
+  });
+
+  it('is unhealthy when no store operation started for T: the loops have stalled', () => {
+    expect(liveness({ ...follower, store: { ...follower.store, lastStartedAt: 8_000 } }).reason).toMatch(/no store operation started for 2000 ms/);
+  });
+});
+
+describe('/readyz', () => {
+  it('is ready when the store answered within T, a leader is known and the node is listed', () => {
+    expect(readiness(follower)).toEqual({ ok: true, reason: 'ok' });
+  });
+
+  it('is not ready when the store has not answered for T, and says what failed last', () => {
+    const store = { ...follower.store, lastSuccessAt: 8_900, lastError: { kind: 'timeout' as const, message: 'get: Command timed out' } };
+    expect(readiness({ ...follower, store }).reason).toBe('the store has not answered for 1100 ms: timeout: get: Command timed out');
+    expect(readiness({ ...follower, store: { ...follower.store, lastSuccessAt: undefined } }).reason).toBe('the store has not answered ever');
+  });
+
+  it('is not ready without a leader, or when not listed', () => {
+    expect(readiness({ ...follower, leader: undefined }).reason).toBe('no leader known');
+    expect(readiness({ ...follower, listed: false }).reason).toMatch(/not \(yet\) a member/);
+  });
+
+  it('is ready as the leader while its lease holds, and as an observer that knows a leader', () => {
+    expect(readiness({ ...follower, role: 'leader', leader: 'a', listed: true, isLeader: true }).ok).toBe(true);
+    expect(readiness({ ...follower, role: 'leader', leader: 'a', isLeader: false }).ok).toBe(false);
+    expect(readiness({ ...follower, role: 'observer', listed: false }).ok).toBe(true);
+  });
+
+  it('is not ready while connecting or once stopped', () => {
+    expect(readiness({ ...follower, state: 'connecting' }).reason).toBe('connecting to the store');
+    expect(readiness({ ...follower, state: 'stopped' }).reason).toBe('the node is stopped');
+  });
+});

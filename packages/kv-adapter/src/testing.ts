@@ -1,0 +1,43 @@
+/**
+ * `@roster/kv-adapter/testing`: the test doubles of Roster's storage layer. Nothing here is
+ * needed in production; the main entry `@roster/kv-adapter` exports none of it.
+ *
+ * - {@link VirtualClock}: a deterministic {@link Clock} whose time moves only when told to.
+ * - {@link FaultInjector} and {@link FaultyKV}: a real store behind per-node views that inject
+ *   unavailable keys, store outages, failures and latency, and log every operation.
+ * - {@link MemoryLogger}: a logger that records what was logged.
+ * - {@link SeededRandom}: the reproducible random source behind probabilistic faults.
+ *
+ * @example
+ * ```ts
+ * import { MemoryKV } from '@roster/kv-adapter';
+ * import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
+ *
+ * const clock = new VirtualClock();
+ * const faults = new FaultInjector({ clock, seed: 1 });
+ * const kv = faults.view(new MemoryKV({ clock }), 'a');
+ * faults.storeOutage({ node: 'a', forMs: 1000 }); // kv rejects for one (virtual) second
+ * ```
+ *
+ * @packageDocumentation
+ */
+export { VirtualClock, type VirtualClockOptions } from './clock/VirtualClock.js';
+export { MemoryLogger, type LogEntry } from './testing/MemoryLogger.js';
+export { FaultInjector } from './faults/FaultInjector.js';
+export { FaultyKV } from './faults/FaultyKV.js';
+export {
+  type FaultInjectorOptions,
+  type FaultScope,
+  type KeyUnavailableOptions,
+  type StoreOutageOptions,
+  type FailureOptions,
+  type LatencyOptions,
+  type LatencyMode,
+  type FaultHandle,
+  type FaultKind,
+  type FaultStats,
+  type KVOperation,
+} from './faults/FaultOptions.js';
+export { type KeySelector } from './faults/keys.js';
+export { type OperationRecord, formatOperation } from './faults/OperationLog.js';
+export { SeededRandom } from './faults/random.js';

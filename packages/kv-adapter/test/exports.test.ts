@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+
+// Widening the public API is a deliberate diff: add the name here and document it.
+describe('the public API of @roster/kv-adapter', () => {
+  it('the main entry exports exactly the storage layer, and no test double', async () => {
+    expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
+      'AbortError',
+      'CompoundKey',
+      'ConfigError',
+      'DEFAULT_NONCE_WINDOW',
+      'InvalidKeyError',
+      'InvalidValueError',
+      'KVClosedError',
+      'KVRejectedError',
+      'KeyUnavailableError',
+      'LevelLogger',
+      'LocalDeadline',
+      'MemoryKV',
+      'Namespace',
+      'RealClock',
+      'RedisKV',
+      'RosterError',
+      'StoreUnavailableError',
+      'UnsupportedOperationError',
+      'UpdateStream',
+      'ValueTooLargeError',
+      'abortReason',
+      'deadline',
+      'parseStoreUrl',
+      'raceSignal',
+      'readWindow',
+      'realClock',
+      'redactStoreUrl',
+      'silentLogger',
+      'sleep',
+      'withDeadline',
+      'writeMoving',
+    ]);
+  });
+
+  it('the testing entry exports exactly the test doubles', async () => {
+    expect(Object.keys(await import('../src/testing.js')).sort()).toEqual([
+      'FaultInjector',
+      'FaultyKV',
+      'MemoryLogger',
+      'SeededRandom',
+      'VirtualClock',
+      'formatOperation',
+    ]);
+  });
+
+  it('the package resolves the testing subpath to its built entry', async () => {
+    const testing = await import('@roster/kv-adapter/testing');
+    expect(typeof testing.VirtualClock).toBe('function');
+    expect('VirtualClock' in (await import('@roster/kv-adapter'))).toBe(false);
+  });
+});
