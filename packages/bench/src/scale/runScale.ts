@@ -173,8 +173,9 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
       }
       progress(`    failover ${failoverMs ?? '—'} ms, all follow after ${allFollowMs ?? '—'} ms`);
     }
-    if (note) progress(`    note: ${note}`);
-    return { ...base, ...cost, convergeMs, failoverMs, allFollowMs, unforcedElections, ...(note && { note }) };
+    const fullNote = stillLeads && failoverMs === null ? `no member reported leading within ${10 * c.timeoutMs + 10_000} ms of the kill` : note;
+    if (fullNote) progress(`    note: ${fullNote}`);
+    return { ...base, ...cost, convergeMs, failoverMs, allFollowMs, unforcedElections, ...(fullNote && { note: fullNote }) };
   } catch (error) {
     progress(`  scale ${c.store} N=${c.members}: ${(error as Error).message}`);
     return { ...base, ...empty, error: (error as Error).message };
