@@ -59,7 +59,7 @@ export interface CandidateTiming {
 export function decide(c: Candidacy, read: LeaderWindowRead, now: number, timing: CandidateTiming): CandidateDecision {
   const claim = c.phase === 'claimed' ? c.claim : undefined;
   const others = bestBroadcast(read.broadcasts.filter((b) => !sameLeadership(b, claim)));
-  if (others && supersedes(others, c.others.tracked)) c.others.observe(others, read.at);
+  if (others && supersedes(others, c.others.tracked)) c.others.observe(others, read.startedAt);
   if (c.phase === 'unclaimed') {
     if (others && (c.basis === undefined || compareLeadership(others, c.basis) < 0)) return { action: 'follow', reason: 'better-leader-seen' };
     return { action: 'claim' };

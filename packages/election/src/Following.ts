@@ -55,7 +55,10 @@ export class Following {
     if (best === undefined) return undefined;
     const moveOn = role === 'observer' && !sameLeadership(best, this.bestSeen) && this.staleness.isStale(read.at, timeoutMs);
     if (!supersedes(best, this.bestSeen) && !moveOn) return undefined;
-    this.sawOwn(best, read.at);
+    // Stillness is timed from the start of the read that first saw the change: the change landed
+    // after `startedAt − read latency` at the earliest, so a leader whose lease ends R after its
+    // cycle start is fenced before anyone stands (R < T − I, latency ≤ the operation timeout ≤ I).
+    this.sawOwn(best, read.startedAt);
     return best;
   }
 
@@ -75,7 +78,8 @@ export class Following {
   /**
    * The follower's rule (seed 003 §2–3) at `now`: stand when the best leadership stood still for T
    * (`stale`) or said goodbye, or, while listed by the leader followed, when it has not PONGed
-   * for T. The PONG path applies only while that leader is the best known: during an election (a
+   * for T + I (a PONG is read only once per interval: with T alone, a leader pause shorter than
+   * T − I could make a listed follower stand). The PONG path applies only while that leader is the best known: during an election (a
    * claim is the best) the follower waits for the claim to confirm or go still, or claims would
    * keep overtaking one another.
    */
@@ -84,12 +88,12 @@ export class Following {
     if (listed && !this.#listed) this.pongBase = now;
     this.#listed = listed;
     const following = leader !== undefined && sameLeadership(this.bestSeen, { ...leader, version: 0, members: [] });
-    return listed && following && now - this.pongBase >= timeoutMs ? 'pong-timeout' : undefined;
+    return listed && following && now - this.pongBase >= timeoutMs + this.#intervalMs ? 'pong-timeout' : undefined;
   }
 
   /** When the follower will stand if nothing changes (for a precise wake-up). */
   standAt(timeoutMs: number): number {
-    return Math.min(this.staleness.staleAt(timeoutMs), this.#listed ? this.pongBase + timeoutMs : Infinity);
+    return Math.min(this.staleness.staleAt(timeoutMs), this.#listed ? this.pongBase + timeoutMs + this.#intervalMs : Infinity);
   }
 }
 

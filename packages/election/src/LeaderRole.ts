@@ -1,4 +1,4 @@
-import { RosterKeys, formatBroadcast, formatMember, type Broadcast, type LeaderWindowRead, type Member } from '@roster/follower';
+import { RosterKeys, formatBroadcast, formatMember, isGoodbye, parseBroadcast, sameLeadership, type Broadcast, type LeaderWindowRead, type Member } from '@roster/follower';
 import { KeyUnavailableError, LocalDeadline, withDeadline, type CompoundKey } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import { LeadershipLostError } from './errors.js';
@@ -20,30 +20,38 @@ export interface LeaderRoleOptions {
   readonly raw: string;
   /** The members taken over from the leadership this one replaces. */
   readonly inherited: readonly Member[];
-  /** Called once when the lease runs out before it was renewed. */
-  readonly onLeaseLost: (reason: 'lease-expired' | 'store-unavailable') => void;
+  /** Called when the lease runs out before it was renewed (the node then re-validates it). */
+  readonly onLapse: (reason: 'lease-expired' | 'store-unavailable') => void;
   /** Asks the node for a step now (a LEAVE arrived). */
   readonly poke: () => void;
 }
 
 /** How one publication ended. */
 export type PublishOutcome =
-  | { readonly outcome: 'published'; readonly broadcast: Broadcast }
+  /** Written; `renewed` says whether the lease now holds (see {@link LeaderRole.publish}). */
+  | { readonly outcome: 'published'; readonly broadcast: Broadcast; readonly renewed: boolean }
   /** Another write replaced the value we read: read again at once. */
   | { readonly outcome: 'conflict' }
   /** The store did not take it (unreachable, timed out, every nonce unavailable). */
   | { readonly outcome: 'failed' }
-  /** The lease ran out before the publication landed, or leadership ended meanwhile. */
-  | { readonly outcome: 'too-late' };
+  /** Leadership ended meanwhile: nothing was written after that. */
+  | { readonly outcome: 'ended' };
 
 /**
  * Everything a node holds while it leads (seed 003 §3–4): the lease, the member list, publication
  * by compare-and-set, a PONG worker per follower, the JOIN poller, and the one way leadership ends
  * ({@link end}), whatever the reason.
  *
- * The lease: after each publication whose cycle started at `s`, the node may call itself leader
- * until `s + renewDeadlineMs` on its local clock. A follower stands only after the Version stood
- * still for T > renewDeadlineMs + operation timeout, so the lease always ends first.
+ * The lease: after a publication whose cycle started at `s`, the node may call itself leader
+ * until `s + R` (R = renewDeadlineMs) on its local clock, provided the publication before it
+ * started its cycle after `s − R`. A follower stands only after the Version stood still for
+ * T > R + operation timeout, so the lease always ends first.
+ *
+ * A lease that ran out (a pause, a slow store) is not abandoned but re-validated: the leader keeps
+ * reading and publishing by compare-and-set; the first publication after the lapse shows followers
+ * it is alive but does not renew the lease, the next one (at once) does, if no better leadership
+ * appeared in between. While lapsed it publishes only after a read that saw every nonce. Until then `holdsLease()` is false and the leadership signal is aborted.
+ * See docs/protocol.md for why two publications.
  */
 export class LeaderRole {
   readonly #o: LeaderRoleOptions;
@@ -53,10 +61,13 @@ export class LeaderRole {
   readonly #joiners: Member[] = [];
   readonly #leavers = new Set<string>();
   readonly #lease: LocalDeadline;
-  readonly #abort = new AbortController();
+  #abort = new AbortController();
   #me: Broadcast;
   #raw: string;
   #leaseUntil = -Infinity;
+  /** Cycle start of the last publication that landed. */
+  #publishedCycle = -Infinity;
+  #lapsed = false;
   /** True while the last publication attempt failed: a lease that runs out then is the store's doing. */
   #failing = false;
   #ending: Promise<void> | undefined;
@@ -68,9 +79,7 @@ export class LeaderRole {
     this.#me = options.claim;
     this.#raw = options.raw;
     this.#membership = new Membership({ id: config.id, weight: config.weight }, clock.now(), options.inherited);
-    this.#lease = new LocalDeadline(clock, renewDeadlineMs, () => {
-      if (!this.#ending) options.onLeaseLost(this.#failing ? 'store-unavailable' : 'lease-expired');
-    });
+    this.#lease = new LocalDeadline(clock, renewDeadlineMs, () => this.lapse());
     this.#poller = new JoinPoller({
       kv,
       key: keys.join(),
@@ -100,11 +109,27 @@ export class LeaderRole {
 
   /** True while the lease holds at `now`. */
   holdsLease(now: number): boolean {
-    return this.#ending === undefined && now < this.#leaseUntil;
+    return this.#ending === undefined && !this.#lapsed && now < this.#leaseUntil;
+  }
+
+  /**
+   * Marks the lease as lapsed (its deadline passed; the timer may not have run in a pause): the
+   * leadership signal aborts and the owner is told, once per lapse. Leadership is not over: the
+   * next publications re-validate it.
+   */
+  lapse(): void {
+    if (this.#ending || this.#lapsed) return;
+    this.#lapsed = true;
+    this.#lease.cancel();
+    const reason = this.#failing ? 'store-unavailable' : 'lease-expired';
+    this.#abort.abort(new LeadershipLostError(reason));
+    this.#o.config.logger.info({ node: this.#o.config.id, reason }, 'lease lapsed; re-validating');
+    this.#o.onLapse(reason);
   }
 
   /** Starts leading: the lease from `leaseFrom` (the start of the read that confirmed), the loops. */
   start(leaseFrom: number): void {
+    this.#publishedCycle = leaseFrom;
     this.#renew(leaseFrom);
     this.#syncWorkers();
     this.#poller.start();
@@ -118,9 +143,13 @@ export class LeaderRole {
   async publish(read: LeaderWindowRead, cycleStart: number): Promise<PublishOutcome> {
     const { clock, timeoutMs, operationTimeoutMs, kv, logger } = this.#o.config;
     const key = this.#o.leaderKey;
-    if (this.#ending) return { outcome: 'too-late' };
+    if (this.#ending) return { outcome: 'ended' };
     if (!read.reachable) return this.#failed();
+    // Re-validation rests on the read: a better leadership must not hide behind an unavailable nonce.
+    if (this.#lapsed && read.slots.some((slot) => slot.state === 'unavailable')) return { outcome: 'failed' };
     const now = clock.now();
+    // After a lapse the PONG workers may not have run: every member gets a full T again.
+    if (this.#lapsed) this.#membership.refresh(now);
     this.#membership.admit(this.#joiners.splice(0), now);
     for (const id of this.#leavers) this.#membership.remove(id);
     this.#leavers.clear();
@@ -136,22 +165,23 @@ export class LeaderRole {
       const expected = slot.state === 'empty' ? null : slot.raw;
       try {
         const { swapped } = await withDeadline(clock, operationTimeoutMs, 'publish', kv.compareAndSet(key.current, expected, raw));
-        if (this.#ending) return { outcome: 'too-late' };
+        if (this.#ending) return { outcome: 'ended' };
         if (!swapped) {
           this.#o.stats.count('publish.conflict');
           return { outcome: 'conflict' };
         }
-        // A publication that lands after the lease ran out (a pause, a slow store) does not revive it.
-        if (!this.holdsLease(clock.now())) return { outcome: 'too-late' };
         this.#o.stats.count('publish');
         this.#me = next;
         this.#raw = raw;
         this.#failing = false;
-        this.#renew(cycleStart);
+        // Renew only when the previous publication started its cycle within R of this one: after
+        // a lapse, the first publication only re-arms the chain, the next one renews.
+        const renewed = cycleStart - this.#publishedCycle < this.#o.config.renewDeadlineMs && this.#renew(cycleStart);
+        this.#publishedCycle = cycleStart;
         this.#syncWorkers();
-        return { outcome: 'published', broadcast: next };
+        return { outcome: 'published', broadcast: next, renewed };
       } catch (error) {
-        if (this.#ending) return { outcome: 'too-late' };
+        if (this.#ending) return { outcome: 'ended' };
         if (!KeyUnavailableError.is(error)) {
           logger.warn({ err: error }, 'publish failed');
           return this.#failed();
@@ -185,9 +215,19 @@ export class LeaderRole {
     return { outcome: 'failed' };
   }
 
-  #renew(cycleStart: number): void {
-    this.#leaseUntil = cycleStart + this.#o.config.renewDeadlineMs;
+  /** Sets the lease to `cycleStart + R`; true when it holds now (a lapse is then over). */
+  #renew(cycleStart: number): boolean {
+    const { clock, renewDeadlineMs, logger, id } = this.#o.config;
+    if (cycleStart + renewDeadlineMs <= clock.now()) return false;
+    this.#leaseUntil = cycleStart + renewDeadlineMs;
     this.#lease.arm(cycleStart);
+    if (this.#lapsed) {
+      this.#lapsed = false;
+      this.#abort = new AbortController();
+      this.#o.stats.count('lease.revalidated');
+      logger.info({ node: id, era: this.#me.era }, 'lease re-validated');
+    }
+    return true;
   }
 
   /** Starts a PONG worker for every follower, stops those of members gone. */
@@ -238,13 +278,30 @@ export class LeaderRole {
     );
   }
 
-  /** Publishes a goodbye (no members, next Version) so that followers elect at once. */
-  #goodbye(): Promise<void> {
+  /**
+   * Publishes a goodbye (no members, next Version) so that followers elect at once, by
+   * compare-and-set. When the compare fails because the key holds a later version of this same
+   * leadership (a publication whose reply was lost), it says goodbye over that one; it never
+   * overwrites another leadership's claim.
+   */
+  async #goodbye(): Promise<void> {
     const { kv, clock, operationTimeoutMs, logger, id } = this.#o.config;
-    const goodbye: Broadcast = { ...this.#me, version: this.#me.version + 1, members: [] };
-    return withDeadline(clock, operationTimeoutMs, 'goodbye', kv.compareAndSet(this.#o.leaderKey.current, this.#raw, formatBroadcast(goodbye))).then(
-      ({ swapped }) => logger.info({ node: id, written: swapped }, 'said goodbye'),
-      (error: unknown) => logger.warn({ err: error }, 'could not say goodbye'),
-    );
+    const key = this.#o.leaderKey.current;
+    let expected: string | null = this.#raw;
+    let me = this.#me;
+    try {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const goodbye = formatBroadcast({ ...me, version: me.version + 1, members: [] });
+        const { swapped } = await withDeadline(clock, operationTimeoutMs, 'goodbye', kv.compareAndSet(key, expected, goodbye));
+        if (swapped) return logger.info({ node: id }, 'said goodbye');
+        expected = await withDeadline(clock, operationTimeoutMs, 'goodbye read', kv.get(key));
+        const there = expected === null ? undefined : parseBroadcast(expected);
+        if (!there?.ok || !sameLeadership(there.broadcast, me) || isGoodbye(there.broadcast)) break;
+        me = there.broadcast;
+      }
+      logger.info({ node: id }, 'no goodbye written: the leader key holds another leadership');
+    } catch (error) {
+      logger.warn({ err: error }, 'could not say goodbye');
+    }
   }
 }

@@ -281,7 +281,7 @@ export class RosterNode implements RosterNodeApi {
       claim: c.claim,
       raw: c.raw,
       inherited,
-      onLeaseLost: (reason) => this.#stepDown(lead, reason),
+      onLapse: () => this.#main.poke(),
       poke: () => this.#main.poke(),
     });
     this.#stats.count('elected');
@@ -293,11 +293,14 @@ export class RosterNode implements RosterNodeApi {
     this.#main.poke();
   }
 
-  /** Leader: re-read the window (step down when dethroned), then publish. */
+  /**
+   * Leader: re-read the window (step down when dethroned), then publish. A lease that ran out (the
+   * process was paused, the store slow) is re-validated the same way: publications resume, and
+   * the lease holds again once two of them R apart at most found nobody better (see LeaderRole).
+   */
   async #leaderStep(lead: LeaderRole): Promise<void> {
     const cycleStart = this.#cfg.clock.now();
-    // A lease that ran out while the process was paused (its timer could not fire) is not renewed.
-    if (!lead.holdsLease(cycleStart)) return this.#stepDown(lead, 'lease-expired');
+    if (!lead.holdsLease(cycleStart)) lead.lapse();
     const read = await this.#f.read();
     if (!this.#isLeading(lead)) return;
     this.#absorb(read);
@@ -305,10 +308,11 @@ export class RosterNode implements RosterNodeApi {
     const published = await lead.publish(read, cycleStart);
     if (!this.#isLeading(lead)) return;
     if (published.outcome === 'conflict') return this.#main.poke();
-    if (published.outcome === 'too-late') return this.#stepDown(lead, 'lease-expired');
     if (published.outcome !== 'published') return;
     this.#f.sawOwn(published.broadcast, this.#cfg.clock.now());
     this.#view.setMembers(published.broadcast);
+    // Re-validating: the next cycle, at once, renews the lease.
+    if (!published.renewed) this.#main.poke();
   }
 
   /** Leaves leadership through the one teardown path, and follows. */

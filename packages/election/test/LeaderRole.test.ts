@@ -21,7 +21,7 @@ async function leader(options: { inherited?: { id: string; weight: number }[] } 
     claim,
     raw,
     inherited: options.inherited ?? [],
-    onLeaseLost: (reason) => lost.push(reason),
+    onLapse: (reason) => lost.push(reason),
     poke: () => undefined,
   });
   return { f, role, lost };
