@@ -174,9 +174,12 @@ export class LeaderRole {
         this.#me = next;
         this.#raw = raw;
         this.#failing = false;
-        // Renew only when the previous publication started its cycle within R of this one: after
-        // a lapse, the first publication only re-arms the chain, the next one renews.
-        const renewed = cycleStart - this.#publishedCycle < this.#o.config.renewDeadlineMs && this.#renew(cycleStart);
+        // Renew only when the previous publication started its cycle within R of this one (within
+        // T − R − operation timeout when re-validating, see docs/protocol.md): after a lapse, the
+        // first publication only re-arms the chain, the next one renews.
+        const { renewDeadlineMs: R } = this.#o.config;
+        const chain = this.#lapsed ? Math.min(R, timeoutMs - R - operationTimeoutMs) : R;
+        const renewed = cycleStart - this.#publishedCycle < chain && this.#renew(cycleStart);
         this.#publishedCycle = cycleStart;
         this.#syncWorkers();
         return { outcome: 'published', broadcast: next, renewed };

@@ -23,7 +23,8 @@ export interface RosterNode extends AsyncDisposable {
   readonly memberIds: string[];
   /**
    * While this node leads, a signal that aborts (with a `LeadershipLostError`) the moment it may no
-   * longer act as leader; `undefined` otherwise. Give it to the work only a leader may do.
+   * longer act as leader; `undefined` otherwise. Give it to the work only a leader may do. When a
+   * lapsed lease (after a pause) is re-validated, the role stays `leader` and this is a fresh signal.
    */
   readonly leadership: AbortSignal | undefined;
   /**
@@ -35,7 +36,8 @@ export interface RosterNode extends AsyncDisposable {
   readonly stats: Readonly<Record<string, number>>;
   /**
    * True while this node leads and its lease holds: it published within the renew deadline.
-   * Checked against the clock at each call, so it turns false on time even if the process was paused.
+   * Checked against the clock at each call, so it turns false on time even if the process was
+   * paused; it stays false until the lapsed lease is re-validated (docs/protocol.md).
    */
   isLeader(): boolean;
   /** Installs a watch function (seed 000) called with every update; returns the unsubscribe function. */

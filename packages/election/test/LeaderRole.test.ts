@@ -56,6 +56,49 @@ describe('LeaderRole: what a node holds while it leads', () => {
     await role.end('dethroned');
   });
 
+  it('re-validating a lapsed lease never overwrites a claim written since its read either', async () => {
+    const { f, role, lost } = await leader();
+    role.start(0);
+    await f.clock.advance(R + 10);
+    expect(lost).toEqual(['lease-expired']);
+    const read = await f.read();
+    const claim = await f.put(broadcast('rival', 2, 0, 0));
+    expect(await role.publish(read, f.clock.now())).toEqual({ outcome: 'conflict' });
+    expect(await f.kv.get(f.keys.leader().at(0))).toBe(claim);
+    expect(role.holdsLease(f.clock.now())).toBe(false);
+    await role.end('dethroned');
+  });
+
+  it('a lapsed lease holds again after two publications at most R apart, each on a read that found nobody better', async () => {
+    const { f, role } = await leader();
+    role.start(0);
+    await f.clock.advance(3 * R);
+    role.lapse();
+    const lapsedSignal = role.signal;
+    expect(lapsedSignal.aborted).toBe(true);
+    const first = await role.publish(await f.read(), f.clock.now());
+    expect(first).toMatchObject({ outcome: 'published', renewed: false });
+    expect(role.holdsLease(f.clock.now())).toBe(false);
+    const second = await role.publish(await f.read(), f.clock.now());
+    expect(second).toMatchObject({ outcome: 'published', renewed: true });
+    expect(role.holdsLease(f.clock.now())).toBe(true);
+    expect(role.signal.aborted).toBe(false);
+    expect(await stored(f)).toMatchObject({ id: 'me', version: 2 });
+    await role.end('stopped');
+  });
+
+  it('a lapsed leader does not publish on a read that missed a nonce: a better leadership could hide there', async () => {
+    const { f, role } = await leader();
+    role.start(0);
+    await f.clock.advance(3 * R);
+    role.lapse();
+    const read = await f.read();
+    const partial = { ...read, slots: read.slots.map((slot, i) => (i === 1 ? { nonce: 1, state: 'unavailable' as const, error: new Error('down') } : slot)) };
+    expect(await role.publish(partial, f.clock.now())).toEqual({ outcome: 'failed' });
+    expect(await stored(f)).toMatchObject({ version: 0 });
+    await role.end('stopped');
+  });
+
   it('the lease runs out R after the cycle start of the last publication, and says so once', async () => {
     const { f, role, lost } = await leader();
     role.start(0);

@@ -16,7 +16,7 @@ export interface PauseOutcome {
 /**
  * The outcome of the run's pause when the run is a pure leader-pause run: only `start` steps and
  * exactly one `pause`, of the node that was the sole leader of a converged cluster at that time,
- * on a shared view of the store. `undefined` for every other run.
+ * with another member running, on a shared view of the store. `undefined` for every other run.
  */
 export function leaderPause(run: Run): PauseOutcome | undefined {
   if (run.views !== 'shared' || run.dataLoss) return undefined;
@@ -27,7 +27,9 @@ export function leaderPause(run: Run): PauseOutcome | undefined {
   if (pause.do !== 'pause' || steps.some((s) => s.do === 'start' && s.at > pause.at)) return undefined;
   const before = run.history.samples.filter((s) => s.at <= pause.at).at(-1);
   const leader = run.history.incarnations.find((i) => i.id === pause.node)?.label;
-  if (!before?.converged || before.leaders.length !== 1 || before.leaders[0] !== leader) return undefined;
+  if (leader === undefined || !before?.converged || before.leaders.length !== 1 || before.leaders[0] !== leader) return undefined;
+  // Someone must be able to take over: another member running since before the pause.
+  if (!run.history.incarnations.some((i) => i.label !== leader && !i.observer && i.startedAt <= pause.at)) return undefined;
   const stood = new Set<string>();
   for (const e of run.history.entries) {
     if (e.kind === 'update' && e.at >= pause.at && e.update.type === 'role' && e.update.role === 'candidate') stood.add(e.node);
