@@ -24,15 +24,18 @@ type Phase =
  *
  * ```
  *            start                 Version stale for T, goodbye,            claim is best and
- *              │                   or no PONG for T                          others stale for T
+ *              │                   or no PONG for T + I                      others stale for T
  *              ▼                ┌───────────────────────┐               ┌────────────────────────┐
  *          follower ────────────┘                       ▼               │                        ▼
  *              ▲                                    candidate ──────────┘                      leader
  *              │  claim lost, better leader seen        │                                      │
  *              ├────────────────────────────────────────┘                                      │
- *              │  dethroned by a better leader, lease lost, stopped                            │
+ *              │  dethroned by a better leader, stopped                                        │
  *              └───────────────────────────────────────────────────────────────────────────────┘
  * ```
+ *
+ * A leader whose lease lapsed (a pause, a slow store) stays leader but not `isLeader()` until
+ * its re-reads and publications re-validate the lease, or a better leadership dethrones it.
  *
  * Every transition is in this file. The candidate's rule is {@link decide}; what a leader holds
  * (lease, publication, PONG workers, JOIN poller, teardown) is a {@link LeaderRole}; the loops are
@@ -238,15 +241,9 @@ export class RosterNode implements RosterNodeApi {
     this.#f.maxEra = Math.max(this.#f.maxEra, await readEraRecord(kv, this.#keys.era(), clock, operationTimeoutMs, () => this.#stats.count('garbage')));
     if (!this.#isCandidacy(c)) return;
     const era = this.#f.maxEra + 1;
-    const written = await writeClaim({
-      kv,
-      clock,
-      opTimeoutMs: operationTimeoutMs,
-      key: this.#leaderKey,
-      read,
-      claim: { era, version: 0, id: this.id, members: [{ id: this.id, weight }] },
-      current: () => this.#isCandidacy(c),
-    });
+    const claim = { era, version: 0, id: this.id, members: [{ id: this.id, weight }] };
+    const current = (): boolean => this.#isCandidacy(c);
+    const written = await writeClaim({ kv, clock, opTimeoutMs: operationTimeoutMs, key: this.#leaderKey, read, claim, current });
     switch (written.outcome) {
       case 'claimed': {
         this.#stats.count('claim');
@@ -260,8 +257,7 @@ export class RosterNode implements RosterNodeApi {
       case 'race-lost':
         return this.#becomeFollower('claim-race-lost');
       case 'failed':
-        logger.warn({ err: written.error }, 'claim failed');
-        return;
+        return logger.warn({ err: written.error }, 'claim failed');
       case 'abandoned':
         return;
     }

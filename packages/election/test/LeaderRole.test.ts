@@ -151,6 +151,23 @@ describe('LeaderRole: what a node holds while it leads', () => {
     expect(await stored(f)).toMatchObject({ id: 'me', era: 1, version: 1, members: [] });
   });
 
+  it('a stopped leader whose last publication landed unacknowledged still says goodbye over it', async () => {
+    const { f, role } = await leader();
+    role.start(0);
+    // The store holds a later version of this leadership than the role knows (the reply was lost).
+    await f.put({ ...broadcast('me', 1, 0, 7), members: [{ id: 'me', weight: 1 }] });
+    await role.end('stopped');
+    expect(await stored(f)).toMatchObject({ id: 'me', era: 1, version: 8, members: [] });
+  });
+
+  it('a stopped leader never writes its goodbye over another leadership’s claim', async () => {
+    const { f, role } = await leader();
+    role.start(0);
+    const claim = await f.put(broadcast('rival', 2, 0, 0));
+    await role.end('stopped');
+    expect(await f.kv.get(f.keys.leader().at(0))).toBe(claim);
+  });
+
   it('a publication after leadership ended writes nothing', async () => {
     const { f, role } = await leader();
     role.start(0);
