@@ -8,6 +8,7 @@ import { convergenceBound, losesData, quietAt, runLength, viewsOf, type Views } 
 import { concreteKeys, keySelector } from '../scenario/keys.js';
 import type { NodeId, Scenario, Step } from '../scenario/Scenario.js';
 import { recordIssues } from './issueRecorder.js';
+import { recordOverwrites } from './overwriteRecorder.js';
 import { PauseGate } from './PauseGate.js';
 import type { SimNode } from './SimNode.js';
 
@@ -76,6 +77,8 @@ class Simulation {
   readonly #history = new History();
   readonly #clock: VirtualClock;
   readonly #store: MemoryKV;
+  /** The store as the nodes' views reach it: {@link #store} with leader-key overwrites recorded. */
+  readonly #shared: KV;
   readonly #faults: FaultInjector;
   readonly #prefix = SIM_NAMESPACE.prefix;
   readonly #window: number;
@@ -95,6 +98,11 @@ class Simulation {
       onTimerError: (error) => this.#history.add({ at: this.#clock.now(), kind: 'anomaly', message: `a timer callback threw: ${String(error)}` }),
     });
     this.#store = new MemoryKV({ clock: this.#clock });
+    this.#shared = recordOverwrites(
+      this.#store,
+      (key) => key.startsWith(`${this.#prefix}leader `),
+      (key, previous, value) => this.#history.overwrites.push({ at: this.#clock.now(), key: key.slice(this.#prefix.length), previous, value }),
+    );
     const record = options.recordOperations ?? true;
     this.#faults = new FaultInjector({
       clock: this.#clock,
@@ -233,7 +241,7 @@ class Simulation {
     const mutation = this.#options.mutation;
     let roster: SimNode | undefined;
     const context: MutationContext = { id, clock: gate.clock, prefix: this.#prefix, intervalMs, timeoutMs, window: this.#window, role: () => roster?.role };
-    let kv: KV = this.#faults.view(this.#store, id);
+    let kv: KV = this.#faults.view(this.#shared, id);
     if (mutation?.wrapKV) kv = mutation.wrapKV(kv, context);
     kv = gate.wrap(recordIssues(kv, (op, key, value) => this.#issued(incarnation, op, key, value)));
     roster = createNode({ kv, cluster: SIM_NAMESPACE.cluster, env: SIM_NAMESPACE.env, id, intervalMs, timeoutMs, observer, nonceWindow: this.#window, clock: gate.clock });
