@@ -46,14 +46,16 @@ export class Following {
   /**
    * Takes in a read: the highest era, and the best leadership when it supersedes the one known;
    * returns that new best, if any. An observer (which never stands) also moves on to a worse
-   * leadership once the remembered one went still: after the store lost its data, the better one
-   * may exist nowhere any more.
+   * leadership, or to the same leadership at a lower Version (its leader restarted after the store
+   * lost its data), once the remembered one went still: the better one may exist nowhere any more.
    */
   absorb(read: LeaderWindowRead, role: Role, timeoutMs: number): Broadcast | undefined {
     for (const b of read.broadcasts) this.maxEra = Math.max(this.maxEra, b.era);
     const best = read.best;
     if (best === undefined) return undefined;
-    const moveOn = role === 'observer' && !sameLeadership(best, this.bestSeen) && this.staleness.isStale(read.at, timeoutMs);
+    const prev = this.bestSeen;
+    const wentBack = !sameLeadership(best, prev) || (prev !== undefined && best.version < prev.version);
+    const moveOn = role === 'observer' && wentBack && this.staleness.isStale(read.at, timeoutMs);
     if (!supersedes(best, this.bestSeen) && !moveOn) return undefined;
     // Stillness is timed from the start of the read that first saw the change: the change landed
     // after `startedAt − read latency` at the earliest, so a leader whose lease ends R after its

@@ -48,7 +48,7 @@ describe('regressions found by the simulator', () => {
     }
   });
 
-  it('fixed issues stay fixed: observer after data loss, a stale LEAVE, an era hidden by an unavailable leader key', async () => {
+  it('fixed issues stay fixed: observer after data loss (a worse leadership, the same one from Version 0), a stale LEAVE, an era hidden by an unavailable leader key', async () => {
     for (const [property, steps] of [
       // An observer remembered a better leadership that the store no longer had.
       [
@@ -59,6 +59,19 @@ describe('regressions found by the simulator', () => {
           { at: 5005, do: 'stop', node: 'n2' },
           { at: 6005, do: 'flush' },
           { at: 6295, do: 'start', node: 'n3' },
+        ],
+      ],
+      // After a flush and a restart, the restarted leader led again at the same era and nonce from
+      // Version 0; an observer ignored it until its Version passed the one it remembered.
+      [
+        'convergence',
+        [
+          { at: 0, do: 'start', node: 'n2' },
+          { at: 0, do: 'start', node: 'n3', observer: true },
+          { at: 15, do: 'start', node: 'n1' },
+          { at: 22_020, do: 'crash', node: 'n1' },
+          { at: 28_505, do: 'restart', node: 'n2' },
+          { at: 28_505, do: 'flush' },
         ],
       ],
       // A LEAVE left at nonce 1 of n1's id key by its previous run removed the new run again and again.
