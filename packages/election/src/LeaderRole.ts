@@ -28,8 +28,11 @@ export interface LeaderRoleOptions {
 
 /** How one publication ended. */
 export type PublishOutcome =
-  /** Written; `renewed` says whether the lease now holds (see {@link LeaderRole.publish}). */
-  | { readonly outcome: 'published'; readonly broadcast: Broadcast; readonly renewed: boolean }
+  /**
+   * Written; `renewed` says whether the lease now holds, `again` that a lapsed lease would be
+   * re-validated by another cycle at once (see {@link LeaderRole}).
+   */
+  | { readonly outcome: 'published'; readonly broadcast: Broadcast; readonly renewed: boolean; readonly again: boolean }
   /** Another write replaced the value we read: read again at once. */
   | { readonly outcome: 'conflict' }
   /** The store did not take it (unreachable, timed out, every nonce unavailable). */
@@ -50,7 +53,7 @@ export type PublishOutcome =
  * A lease that ran out (a pause, a slow store) is not abandoned but re-validated: the leader keeps
  * reading and publishing by compare-and-set; the first publication after the lapse shows followers
  * it is alive but does not renew the lease, the next one (at once) does, if no better leadership
- * appeared in between. While lapsed it publishes only after a read that saw every nonce. Until then `holdsLease()` is false and the leadership signal is aborted.
+ * appeared in between; the read before that second publication must have seen every nonce. Until then `holdsLease()` is false and the leadership signal is aborted.
  * See docs/protocol.md for why two publications.
  */
 export class LeaderRole {
@@ -145,8 +148,9 @@ export class LeaderRole {
     const key = this.#o.leaderKey;
     if (this.#ending) return { outcome: 'ended' };
     if (!read.reachable) return this.#failed();
-    // Re-validation rests on the read: a better leadership must not hide behind an unavailable nonce.
-    if (this.#lapsed && read.slots.some((slot) => slot.state === 'unavailable')) return { outcome: 'failed' };
+    // Re-validation rests on the read: a better leadership must not hide behind an unavailable
+    // nonce, so a read that missed one publishes (followers see the leader alive) but never renews.
+    const complete = !read.slots.some((slot) => slot.state === 'unavailable');
     const now = clock.now();
     // After a lapse the PONG workers may not have run: every member gets a full T again.
     if (this.#lapsed) this.#membership.refresh(now);
@@ -178,11 +182,11 @@ export class LeaderRole {
         // T − R − operation timeout when re-validating, see docs/protocol.md): after a lapse, the
         // first publication only re-arms the chain, the next one renews.
         const { renewDeadlineMs: R } = this.#o.config;
-        const chain = this.#lapsed ? Math.min(R, timeoutMs - R - operationTimeoutMs) : R;
+        const chain = this.#lapsed ? (complete ? Math.min(R, timeoutMs - R - operationTimeoutMs) : -Infinity) : R;
         const renewed = cycleStart - this.#publishedCycle < chain && this.#renew(cycleStart);
         this.#publishedCycle = cycleStart;
         this.#syncWorkers();
-        return { outcome: 'published', broadcast: next, renewed };
+        return { outcome: 'published', broadcast: next, renewed, again: !renewed && this.#lapsed && complete };
       } catch (error) {
         if (this.#ending) return { outcome: 'ended' };
         if (!KeyUnavailableError.is(error)) {

@@ -308,7 +308,7 @@ export class RosterNode implements RosterNodeApi {
     this.#f.sawOwn(published.broadcast, this.#cfg.clock.now());
     this.#view.setMembers(published.broadcast);
     // Re-validating: the next cycle, at once, renews the lease.
-    if (!published.renewed) this.#main.poke();
+    if (published.again) this.#main.poke();
   }
 
   /** Leaves leadership through the one teardown path, and follows. */

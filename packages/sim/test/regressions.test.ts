@@ -26,6 +26,19 @@ describe('regressions found by the simulator', () => {
     expect(roles.at(-1)).toEqual({ type: 'role', role: 'follower', previous: 'leader', reason: 'dethroned' });
   });
 
+  it('a lapsed leader whose re-reads miss a nonce keeps publishing once per interval, without spinning, and re-validates when the nonce is back', async () => {
+    const run = await runScenario({
+      seed: 0,
+      timing,
+      steps: [
+        { at: 0, do: 'start', node: 'n1' },
+        { at: 5505, do: 'keyUnavailable', keys: 'leader 0', forMs: 2500 },
+        { at: 5505, do: 'pause', node: 'n1', forMs: 2495 },
+      ],
+    });
+    expect(checkRun(run).violations).toEqual([]);
+  });
+
   it('a follower that saw a claim before its first publication does not dethrone the new leader on a PONG timeout (convergence within 2T + 4I)', async () => {
     for (const steps of [
       [
