@@ -1,5 +1,5 @@
-import { createNode, resolveConfig, type ResolvedConfig, type RosterNode } from '@roster/election';
-import { ConfigError, MemoryKV, parseStoreUrl, realClock, redactStoreUrl, type Timer } from '@roster/kv-adapter';
+import { checkNodeOptions, createNode, type NodeSettings, type RosterNode } from '@roster/election';
+import { ConfigError, parseStoreUrl, realClock, redactStoreUrl, type Timer } from '@roster/kv-adapter';
 import { collectDefaultMetrics } from 'prom-client';
 import type { CliIO } from '../commands/Command.js';
 import { CliError, ExitCode } from '../CliError.js';
@@ -172,7 +172,7 @@ async function serveStatus(
 const NO_STORE_YET: StoreHealth = { lastStartedAt: undefined, lastSuccessAt: undefined, lastErrorAt: undefined, lastError: undefined, inFlight: 0 };
 
 /** What the probes look at now. */
-function probeState(config: ResolvedConfig, node: RosterNode | undefined, store: StoreHealth | undefined): ProbeInput {
+function probeState(config: NodeSettings, node: RosterNode | undefined, store: StoreHealth | undefined): ProbeInput {
   return {
     state: node?.state ?? 'connecting',
     role: node?.role,
@@ -187,7 +187,7 @@ function probeState(config: ResolvedConfig, node: RosterNode | undefined, store:
 }
 
 /** What the status page shows now. */
-function nodeStatus(options: NodeRunOptions, config: ResolvedConfig, store: string, node: RosterNode | undefined, recent: RecentLines, probe: ProbeInput): NodeStatus {
+function nodeStatus(options: NodeRunOptions, config: NodeSettings, store: string, node: RosterNode | undefined, recent: RecentLines, probe: ProbeInput): NodeStatus {
   const leader = node?.leader;
   // A leader sends no PINGs: what the sensor holds is from before it led.
   const ownLatency = node?.role === 'leader' ? null : (node?.latency.pongRoundTripMs ?? null);
@@ -221,12 +221,10 @@ function nodeStatus(options: NodeRunOptions, config: ResolvedConfig, store: stri
 }
 
 /** Validates every option before any connection, so that a bad one fails at once. */
-function checkConfig(options: NodeRunOptions): ResolvedConfig {
+function checkConfig(options: NodeRunOptions): NodeSettings {
   try {
     parseStoreUrl(options.store);
-    // Validates the node options with a placeholder store; the real one is connected next.
-    return resolveConfig({
-      kv: new MemoryKV(),
+    return checkNodeOptions({
       cluster: options.cluster,
       env: options.env,
       ...(options.id !== undefined && { id: options.id }),
