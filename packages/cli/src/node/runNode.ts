@@ -1,5 +1,6 @@
 import { createNode, resolveConfig, type ResolvedConfig, type RosterNode } from '@roster/election';
-import { ConfigError, MemoryKV, parseStoreUrl, realClock, redactStoreUrl, type Timer } from '@roster/kv-adapter';
+import type { ConnectionOptions } from 'node:tls';
+import { ConfigError, MemoryKV, Namespace, parseStoreUrl, realClock, redactStoreUrl, type Timer } from '@roster/kv-adapter';
 import { collectDefaultMetrics } from 'prom-client';
 import type { CliIO } from '../commands/Command.js';
 import { CliError, ExitCode } from '../CliError.js';
@@ -34,6 +35,8 @@ export interface NodeRunOptions {
   readonly statusPort?: number;
   /** The address the status page listens on. @defaultValue "127.0.0.1" */
   readonly statusHost?: string;
+  /** TLS options for a `rediss://` store (`--tls-ca`, `--tls-cert`, `--tls-key`). */
+  readonly tls?: ConnectionOptions;
 }
 
 const COMMAND = 'roster node';
@@ -91,6 +94,8 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       ...(options.connectTimeoutMs !== undefined && { connectTimeoutMs: options.connectTimeoutMs }),
       logger: libraryLog,
       signal: stop.signal,
+      probeKey: new Namespace(options.cluster, options.env).key(`probe/${config.id}`),
+      ...(options.tls && { tls: options.tls }),
     });
     if (kv === undefined) return ExitCode.ok; // stopped while connecting
     store = new InstrumentedKV(kv, { clock: realClock, deadlineMs: config.operationTimeoutMs, ...(metrics && { metrics }) });
