@@ -12,7 +12,9 @@ const DENIED_REPLIES = new Set(['WRONGPASS', 'NOAUTH', 'NOPERM']);
  * `WRONGPASS invalid username-password pair or user is disabled.`
  */
 export function accessDenied(error: unknown): string | undefined {
-  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+  // ioredis' cluster errors ("Failed to refresh slots cache") keep the node's error in `lastNodeError`.
+  const next = (e: Error): unknown => e.cause ?? (e as { lastNodeError?: unknown }).lastNodeError;
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = next(e), depth++) {
     const code = (e as { code?: unknown }).code;
     if (e.name === 'ReplyError' && DENIED_REPLIES.has(e.message.split(' ', 1)[0] ?? '')) return e.message;
     if (typeof code === 'string' && isTlsRefusal(code)) return `TLS: ${firstLine(e.message)} (${code})`;
