@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { TestCertificates } from './certificates.js';
 import { REDIS_HOST, redisCliBinary, redisServerBinary } from './redis.js';
 
@@ -117,7 +117,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** One command on a fresh client, never retried. */
-async function once(options: ConstructorParameters<typeof Redis>[0] & object, args: string[]): Promise<unknown> {
+async function once(options: RedisOptions, args: string[]): Promise<unknown> {
   const client = new Redis({ ...options, lazyConnect: true, connectTimeout: 3000, commandTimeout: 3000, maxRetriesPerRequest: 0, retryStrategy: () => null });
   client.on('error', () => {});
   try {
