@@ -73,6 +73,13 @@ export async function startTcpProxy(targetPort: number, options: { targetHost?: 
   });
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('tcpProxy: no port');
+  const dropAll = (): void => {
+    for (const [a, b] of [...pairs]) {
+      a.destroy();
+      b.destroy();
+    }
+    pairs.clear();
+  };
   return {
     port: address.port,
     get accepted() {
@@ -84,18 +91,12 @@ export async function startTcpProxy(targetPort: number, options: { targetHost?: 
     setLatency(ms) {
       latencyMs = ms;
     },
-    dropAll() {
-      for (const [a, b] of [...pairs]) {
-        a.destroy();
-        b.destroy();
-      }
-      pairs.clear();
-    },
+    dropAll,
     setRefusing(value) {
       refusing = value;
     },
     close() {
-      this.dropAll();
+      dropAll();
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
