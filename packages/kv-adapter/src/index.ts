@@ -53,7 +53,9 @@ export {
   CompoundKey,
   type CompoundKeyOptions,
   DEFAULT_NONCE_WINDOW,
+  isKeyFailure,
   readWindow,
+  type ReadWindowOptions,
   writeMoving,
   type WindowSlot,
 } from './CompoundKey.js';

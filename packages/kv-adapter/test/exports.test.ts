@@ -27,6 +27,7 @@ describe('the public API of @roster/kv-adapter', () => {
       'ValueTooLargeError',
       'abortReason',
       'deadline',
+      'isKeyFailure',
       'parseStoreUrl',
       'probeAccess',
       'raceSignal',

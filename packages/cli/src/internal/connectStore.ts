@@ -10,6 +10,12 @@ export interface ConnectStoreOptions {
   readonly url: string;
   /** How long to wait for the store. @defaultValue 5000 */
   readonly connectTimeoutMs?: number;
+  /**
+   * How long one store command may take (RedisKV `commandTimeoutMs`). Give the node's operation
+   * timeout, so that a command to a hung shard fails in the store client, which then knows that
+   * shard is down and fails its keys fast, before the protocol's own deadline. @defaultValue 1000
+   */
+  readonly commandTimeoutMs?: number;
   /** Where the store client logs. */
   readonly logger: Logger;
   /** Gives up when it aborts (a signal during the start). */
@@ -32,10 +38,13 @@ export interface ConnectStoreOptions {
  *   or for an invalid URL (`command: invalid --store: …`).
  */
 export async function connectStore(options: ConnectStoreOptions): Promise<RedisKV | undefined> {
-  const { command, url, connectTimeoutMs = 5000, logger, signal, tls, probeKey } = options;
+  const { command, url, connectTimeoutMs = 5000, commandTimeoutMs, logger, signal, tls, probeKey } = options;
   let kv: RedisKV | undefined;
   try {
-    kv = await RedisKV.connect({ url, connectTimeoutMs, logger, ...(tls && { tls }) }, { signal });
+    kv = await RedisKV.connect(
+      { url, connectTimeoutMs, logger, ...(commandTimeoutMs !== undefined && { commandTimeoutMs }), ...(tls && { tls }) },
+      { signal },
+    );
     if (probeKey !== undefined) await probeAccess(kv, probeKey, { ...(signal && { signal }) });
     return kv;
   } catch (error) {

@@ -92,6 +92,7 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       command: COMMAND,
       url: options.store,
       ...(options.connectTimeoutMs !== undefined && { connectTimeoutMs: options.connectTimeoutMs }),
+      commandTimeoutMs: config.operationTimeoutMs,
       logger: libraryLog,
       signal: stop.signal,
       probeKey: new Namespace(options.cluster, options.env).key(`probe/${config.id}`),
