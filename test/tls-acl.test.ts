@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { RedisKV, StoreAccessError, StoreUnavailableError } from '@roster/kv-adapter';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeCertificates, type TestCertificates } from './support/certificates.js';
+import { killAll as killAllClusterTests, startClusterTest } from './support/clusterTest.js';
 import { killAllNodes, runRoster, startRoster, until, type RosterNodeProcess } from './support/rosterNode.js';
 import { clientTls, startTlsRedis, startTlsRedisCluster, type TlsRedisServer } from './support/tlsRedis.js';
 
@@ -29,7 +30,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await certs?.remove();
 });
-afterEach(killAllNodes);
+afterEach(async () => {
+  await killAllNodes();
+  await killAllClusterTests();
+});
 
 function tlsFlags(ca = certs.caCert): string[] {
   return ['--tls-ca', ca, '--tls-cert', certs.clientCert, '--tls-key', certs.clientKey];
@@ -75,6 +79,16 @@ describe('one Redis server over TLS with an ACL user', () => {
     );
     await until(() => converged(nodes), 30_000, () => nodes.map((p) => p.describe()).join('\n'));
     for (const p of nodes) expect(p.stderr).not.toContain(PASSWORD);
+  });
+
+  it('cluster-test instances meet over rediss:// with --tls-ca, --tls-cert and --tls-key', async () => {
+    await server.admin(['ACL', 'SETUSER', 'ct', ...minimalRule('ct', 'dev')]);
+    const registry = url('ct');
+    const start = (id: string, n: number) =>
+      startClusterTest('-k', 'ct', '-e', 'dev', '-i', id, '-n', String(n), '-r', registry, '--interval', '200', '--timeout', '1000', ...tlsFlags());
+    const all = [start('a', 2), start('b', 1)];
+    await Promise.all(all.map((p) => p.waitFor(() => p.last()?.total === 3, 30_000, 'total 3')));
+    expect(all[0]!.last()).toEqual({ index: 0, threads: 2, total: 3 });
   });
 
   it('takes the TLS files from ROSTER_TLS_CA, ROSTER_TLS_CERT and ROSTER_TLS_KEY when the flags are absent', async () => {
