@@ -64,7 +64,7 @@ describe('roster node through a slow and lossy network', () => {
   });
 
   it('converges again after each of 5 cuts of every store connection, and no node exits', async () => {
-    proxy.setLatency(20);
+    proxy.setLatency(5);
     startCluster('cuts');
     await until(converged, 10 * T + GENEROUS, () => `the cluster never formed:\n${describeAll()}`);
     for (let round = 0; round < 5; round++) {
