@@ -1,5 +1,6 @@
 import { checkNodeOptions, createNode, type NodeSettings, type RosterNode } from '@roster/election';
-import { ConfigError, parseStoreUrl, realClock, redactStoreUrl, type Timer } from '@roster/kv-adapter';
+import type { ConnectionOptions } from 'node:tls';
+import { ConfigError, Namespace, parseStoreUrl, realClock, redactStoreUrl, type Timer } from '@roster/kv-adapter';
 import { collectDefaultMetrics } from 'prom-client';
 import type { CliIO } from '../commands/Command.js';
 import { CliError, ExitCode } from '../CliError.js';
@@ -34,6 +35,8 @@ export interface NodeRunOptions {
   readonly statusPort?: number;
   /** The address the status page listens on. @defaultValue "127.0.0.1" */
   readonly statusHost?: string;
+  /** TLS options for a `rediss://` store (`--tls-ca`, `--tls-cert`, `--tls-key`). */
+  readonly tls?: ConnectionOptions;
 }
 
 const COMMAND = 'roster node';
@@ -92,6 +95,8 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       commandTimeoutMs: config.operationTimeoutMs,
       logger: libraryLog,
       signal: stop.signal,
+      probeKey: new Namespace(options.cluster, options.env).key(`probe/${config.id}`),
+      ...(options.tls && { tls: options.tls }),
     });
     if (kv === undefined) return ExitCode.ok; // stopped while connecting
     store = new InstrumentedKV(kv, { clock: realClock, deadlineMs: config.operationTimeoutMs, ...(metrics && { metrics }) });
