@@ -128,7 +128,7 @@ describe('the join key, as the leader reads it', () => {
   /** One poll of the join key holding `value`: the members handed to the leader, and the tokens dropped. */
   async function poll(value: string): Promise<{ joiners: Member[]; garbage: number }> {
     const kv = new MemoryKV({ maxValueBytes: 64 * 1024 * 1024 });
-    const key = new CompoundKey('roster/fuzz/dev/join', 4);
+    const key = new CompoundKey('roster/fuzz/dev/join', { window: 4 });
     // A store holds well-formed text only (Redis hands back invalid UTF-8 as U+FFFD).
     if (value !== '') await kv.set(key.keys()[1]!, value.toWellFormed());
     const joiners: Member[] = [];
