@@ -193,7 +193,12 @@ class Simulation {
         return undefined;
       }
       case 'keyUnavailable':
-        faults.keyUnavailable(keySelector(this.#prefix, step.keys), { forMs: step.forMs, stallMs: step.stallMs ?? 0, ...scope(step.node) });
+        faults.keyUnavailable(keySelector(this.#prefix, step.keys), {
+          forMs: step.forMs,
+          stallMs: step.stallMs ?? 0,
+          ...(step.hang === true && { hang: true }),
+          ...scope(step.node),
+        });
         return undefined;
       case 'storeOutage':
         faults.storeOutage({ forMs: step.forMs, stallMs: step.stallMs ?? 0, ...scope(step.node) });
