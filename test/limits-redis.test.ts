@@ -149,6 +149,21 @@ describe('a leader under junk in its keys', () => {
     }
   });
 
+  it('500,000 valid-looking ids within the 1 MiB cap in a join nonce: the leader keeps leading and admits a valid node', async () => {
+    const c = new Pair();
+    try {
+      const a = await c.add('a');
+      await until(() => a.isLeader(), 10 * T, 'a leads');
+      await raw.append(c.key('join 0'), ' x'.repeat(500_000));
+
+      const b = await c.add('b');
+      await until(() => a.memberIds.includes('b') && b.memberIds.includes('b'), 30 * T, 'b admitted');
+      expect(a.isLeader()).toBe(true);
+    } finally {
+      await c.close();
+    }
+  });
+
   it('100,000 unparseable tokens in the join key are dropped; the leader keeps leading and admits a valid node', async () => {
     const c = new Pair();
     try {
