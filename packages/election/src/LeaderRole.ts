@@ -90,7 +90,10 @@ export class LeaderRole {
       logger,
       intervalMs,
       opTimeoutMs: operationTimeoutMs,
-      onJoin: (ms) => void this.#joiners.push(...ms),
+      // One by one: a spread of a huge join value (a flood) would overflow the call stack.
+      onJoin: (ms) => {
+        for (const m of ms) this.#joiners.push(m);
+      },
       onGarbage: () => stats.count('garbage'),
     });
   }
