@@ -19,7 +19,7 @@ import { runScript } from './redis/runScript.js';
 import { APPEND_WITHIN_LIMIT, COMPARE_AND_SET } from './redis/scripts.js';
 import { clusterTime, parseTime } from './redis/time.js';
 import { waitUntilReady } from './redis/waitUntilReady.js';
-import { checkKey, checkSize, checkValue } from './validate.js';
+import { checkKey, checkRange, checkSize, checkValue } from './validate.js';
 
 /**
  * Options of {@link RedisKV.connect}. Give exactly one of `url` and `client`.
@@ -88,7 +88,8 @@ export interface RedisKVConnectOptions {
  * `ValueTooLargeError`; after {@link RedisKV.close} → `KVClosedError`.
  *
  * **Operations.** `get` GET, `set` SET [PX], `delete` DEL, `append` a script that APPENDs only
- * when the result stays within `maxValueBytes`, `take` GETDEL (Redis 6.2+), `compareAndSet` a
+ * when the result stays within `maxValueBytes`, `take` GETDEL (Redis 6.2+), `getRange` GETRANGE, `exchange` SET … GET (Redis 6.2+),
+ * `compareAndSet` a
  * script that reads `TIME`, stamps it into the value, compares and writes in one step, `time` TIME.
  *
  * @example
@@ -186,6 +187,21 @@ export class RedisKV implements KV {
   take(key: string, options?: KVOperationOptions): Promise<string | null> {
     // A value over the limit is taken (deleted) all the same, then reported as too large.
     return this.#op('take', key, options, async (client) => this.#checkRead(key, await client.getdel(key)));
+  }
+
+  getRange(key: string, start: number, end: number, options?: KVOperationOptions): Promise<string> {
+    return this.#op('getRange', key, options, async (client) => {
+      checkRange(start, end);
+      return this.#checkRead(key, await client.getrange(key, start, end)) ?? '';
+    });
+  }
+
+  exchange(key: string, value: string, options?: KVOperationOptions): Promise<string | null> {
+    return this.#op('exchange', key, options, async (client) => {
+      checkValue(key, value, this.#settings.limits);
+      // The write stays applied even when the value it replaced is reported as too large.
+      return this.#checkRead(key, await client.set(key, value, 'GET'));
+    });
   }
 
   compareAndSet(key: string, expected: string | null, value: string, options?: CompareAndSetOptions): Promise<CompareAndSetResult> {
