@@ -12,7 +12,9 @@ import {
   formatMember,
   isClaim,
   isGoodbye,
+  nextVersion,
   sameLeadership,
+  sameMembers,
   supersedes,
   type Broadcast,
   type LeaderWindowRead,
@@ -23,6 +25,7 @@ import type { ResolvedConfig } from './config.js';
 import type { LeaderInfo, Role, RosterUpdate, WatchFunction } from './events.js';
 import { JoinPoller } from './JoinPoller.js';
 import { Membership } from './Membership.js';
+import { PongRound } from './PongRound.js';
 import { PongWorker } from './PongWorker.js';
 import { NodeStats } from './NodeStats.js';
 
@@ -49,6 +52,8 @@ interface Leadership {
   membership: Membership;
   poller: JoinPoller;
   workers: Map<string, PongWorker>;
+  /** The beat the PONG workers share, so that their commands of one interval leave together. */
+  round: PongRound;
   joiners: Member[];
   leavers: Set<string>;
   fence: Timer | undefined;
@@ -101,6 +106,8 @@ export class RosterNode {
   #maxEra = 0;
   #leader: LeaderInfo | undefined;
   #members: { version: number; list: readonly Member[] } = { version: 0, list: [] };
+  /** The broadcast member array `#members` was built from. */
+  #membersSource: readonly Member[] | undefined;
   /** Since when this follower expects PONGs (following a new leader resets it). */
   #pongBase: number;
   /** Whether this follower saw itself in the member list at its last step. */
@@ -128,6 +135,9 @@ export class RosterNode {
       clock,
       logger,
       timeoutMs: operationTimeoutMs,
+      // Followers poll one nonce's header; the whole window when the Version went still, or every 5T.
+      stillMs: 1.5 * intervalMs,
+      scanEveryMs: 5 * config.timeoutMs,
       onGarbage: () => this.#stats.count('garbage'),
     });
     this.#leaderKey = this.#keys.leader();
@@ -426,6 +436,7 @@ export class RosterNode {
         onGarbage: () => this.#stats.count('garbage'),
       }),
       workers: new Map(),
+      round: new PongRound({ clock, intervalMs, logger }),
       joiners: [],
       leavers: new Set(),
       fence: undefined,
@@ -487,7 +498,8 @@ export class RosterNode {
     for (const id of lead.leavers) lead.membership.remove(id);
     lead.leavers.clear();
     lead.membership.dropSilent(now, timeoutMs);
-    const next: Broadcast = { ...lead.me, version: lead.me.version + 1, members: lead.membership.list() };
+    const members = lead.membership.list();
+    const next: Broadcast = { ...lead.me, version: nextVersion(lead.me.version, !sameMembers(lead.me.members, members)), members };
     const raw = formatBroadcast(next);
 
     for (let attempt = 0; attempt < this.#leaderKey.window; attempt++) {
@@ -557,6 +569,7 @@ export class RosterNode {
         intervalMs,
         timeoutMs,
         opTimeoutMs: operationTimeoutMs,
+        round: lead.round,
         onPing: () => {
           this.#stats.count('pong');
           lead.membership.pinged(id, clock.now());
@@ -613,7 +626,8 @@ export class RosterNode {
 
   async #readWindow(): Promise<LeaderWindowRead> {
     this.#stats.count('leader.read');
-    const read = await this.#window.read();
+    const following = this.#role === 'follower' || this.#role === 'observer';
+    const read = following ? await this.#window.poll() : await this.#window.read();
     this.#readEwma = ewma(this.#readEwma, read.at - read.startedAt);
     // Reads come every interval; a longer gap means we were not looking (see Staleness.sawRead).
     const maxGap = 2 * this.#cfg.intervalMs;
@@ -680,6 +694,12 @@ export class RosterNode {
   }
 
   #setMembers(b: Broadcast): void {
+    // A poll that saw only the Version move hands back the same member array: nothing to compare.
+    if (b.members === this.#membersSource) {
+      this.#members = { version: b.version, list: this.#members.list };
+      return;
+    }
+    this.#membersSource = b.members;
     const list = [...b.members].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
     const prev = this.#members.list;
     const same = prev.length === list.length && prev.every((m, i) => m.id === list[i]!.id && m.weight === list[i]!.weight);
