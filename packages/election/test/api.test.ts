@@ -137,7 +137,7 @@ describe('lifecycle and updates', () => {
 });
 
 describe('store operations per interval (counted)', () => {
-  it('a follower does 1 header read + 1 PING exchange per interval (and a window scan every 5T); the leader W reads + 1 CAS + W join takes + 1 PONG exchange per follower', async () => {
+  it('a follower does 1 header read + 1 PING exchange per interval (and a scan of the W headers every 5T); the leader W reads + 1 CAS + W join takes + 1 PONG exchange per follower', async () => {
     const c = new Cluster();
     await c.start('a', 'b', 'c', 'd');
     await c.until(() => c.converged(), 20 * T);
@@ -150,10 +150,12 @@ describe('store operations per interval (counted)', () => {
     const per = (id: string, op: string) => ((c.store.ops.get(id)?.get(op) ?? 0) - (before.get(id)?.get(op) ?? 0)) / intervals;
     const W = 4;
     const followers = 3;
-    expect(per(follower.id, 'getRange')).toBeCloseTo(1, 1);
+    // One header read per interval, and a scan of the W headers every 5T = 25 intervals.
+    expect(per(follower.id, 'getRange')).toBeGreaterThanOrEqual(1);
+    expect(per(follower.id, 'getRange')).toBeLessThanOrEqual(1 + (2 * W) / intervals);
     expect(per(follower.id, 'exchange')).toBeCloseTo(1, 1);
-    // One scan of the window every 5T = 25 intervals: W reads in 50 intervals, twice.
-    expect(per(follower.id, 'get')).toBeLessThanOrEqual((2 * W) / intervals);
+    // The member list did not change: the whole value is never read.
+    expect(per(follower.id, 'get')).toBe(0);
     expect(per(follower.id, 'set')).toBe(0);
     expect(per(follower.id, 'append')).toBe(0);
     expect(per(leader.id, 'get')).toBeCloseTo(W, 1);

@@ -1,5 +1,15 @@
 import { readWindow, withDeadline, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
-import { bestBroadcast, formatBroadcast, listEpoch, MAX_HEADER_BYTES, parseBroadcast, parseHeader, sameLeadership, type Broadcast } from './broadcast.js';
+import {
+  bestBroadcast,
+  formatBroadcast,
+  listEpoch,
+  MAX_HEADER_BYTES,
+  parseBroadcast,
+  parseHeader,
+  sameLeadership,
+  type Broadcast,
+  type BroadcastHeader,
+} from './broadcast.js';
 
 /** One nonce of the leader key as read. */
 export type LeaderSlot =
@@ -25,7 +35,7 @@ export interface LeaderWindowRead {
   readonly startedAt: number;
   /** Local time at which the read completed. */
   readonly at: number;
-  /** True when every nonce of the window was read; false for a poll of one nonce. */
+  /** True when every nonce of the window was looked at (a poll may read only their headers); false for a poll of one nonce. */
   readonly scanned: boolean;
 }
 
@@ -61,6 +71,16 @@ interface Known {
 
 /** Bytes read beyond the known header, so that a Version that gained digits still fits. */
 const HEADER_SLACK = 8;
+
+function broadcastsOf(slots: readonly LeaderSlot[]): Broadcast[] {
+  return slots.flatMap((s) => (s.state === 'broadcast' ? [s.broadcast] : []));
+}
+
+/** Bytes of a slot's header `Era Nonce Version Id `, from its broadcast (its raw value may be built lazily). */
+function headerBytesOf(slot: Extract<LeaderSlot, { state: 'broadcast' }>): number {
+  const b = slot.broadcast;
+  return Buffer.byteLength(`${b.era} ${b.nonce} ${b.version} ${b.id} `);
+}
 
 /**
  * Reads the leader key (seed 003 §1–2), in two ways:
@@ -106,57 +126,96 @@ export class LeaderWindow {
     const at = clock.now();
     this.#scannedAt = startedAt;
     const found = slots.find((s): s is Extract<LeaderSlot, { state: 'broadcast' }> => s.state === 'broadcast' && s.broadcast === best);
-    this.#know(found && { nonce: found.nonce, broadcast: found.broadcast, headerBytes: parseHeader(found.raw)?.length ?? MAX_HEADER_BYTES }, at);
+    this.#know(found && { nonce: found.nonce, broadcast: found.broadcast, headerBytes: headerBytesOf(found) }, at);
     return { slots, broadcasts, best, reachable: slots.some((s) => s.state !== 'unavailable'), startedAt, at, scanned: true };
   }
 
   /**
    * A follower's read: in steady state one `getRange` of the header at the nonce where the best
-   * broadcast was last found; a `get` of the whole value when its leadership or list epoch moved;
-   * a full {@link read} when needed (see the class comment). Never rejects.
+   * broadcast was last found; a `get` of the whole value when its leadership or list epoch moved.
+   * When it knows no broadcast, when that nonce is unavailable, empty or garbage, when the Version
+   * has been still for `stillMs`, and every `scanEveryMs`, it scans the headers of every nonce
+   * (one `getRange` each) and reads whole only the best value, when its list is not the one it
+   * knows. Nonces whose value it did not read whole are reported unavailable ({@link NOT_READ}).
+   * Never rejects.
    */
   async poll(signal?: AbortSignal): Promise<LeaderWindowRead> {
-    const { kv, key, clock, timeoutMs } = this.#o;
+    const { key, clock } = this.#o;
     const startedAt = clock.now();
     const known = this.#known;
     const stillMs = this.#o.stillMs ?? 0;
     const scanEveryMs = this.#o.scanEveryMs ?? 0;
-    if (known === undefined || startedAt - this.#scannedAt >= scanEveryMs || startedAt - known.movedAt > stillMs) return this.read(signal);
-    const k = key.at(known.nonce);
-    let slot: LeaderSlot | undefined;
-    try {
-      const want = known.headerBytes + HEADER_SLACK;
-      const head = await withDeadline(clock, timeoutMs, 'leader header read', kv.getRange(k, 0, want - 1, { signal }));
-      slot = this.#fromHead(known, head, want);
-      if (slot === undefined) {
-        const value = await withDeadline(clock, timeoutMs, 'leader key read', kv.get(k, { signal }));
-        slot = value === null ? { nonce: known.nonce, state: 'empty' } : this.#parse(known.nonce, value);
-      }
-    } catch {
-      return this.read(signal);
+    const scan = known === undefined || startedAt - this.#scannedAt >= scanEveryMs || startedAt - known.movedAt > stillMs;
+    const all = key.keys().map((_, n) => n);
+    let scanned = scan;
+    let read = await this.#heads(scan ? all : [known.nonce], signal);
+    if (!scan && read.slots[known.nonce]!.state !== 'broadcast') {
+      scanned = true;
+      read = await this.#heads(all, signal);
     }
-    if (slot.state !== 'broadcast') return this.read(signal);
+    const { slots, reachable } = read;
+    const broadcasts = broadcastsOf(slots);
+    const best = bestBroadcast(broadcasts);
     const at = clock.now();
-    this.#know({ nonce: slot.nonce, broadcast: slot.broadcast, headerBytes: parseHeader(slot.raw.slice(0, MAX_HEADER_BYTES))?.length ?? MAX_HEADER_BYTES }, at);
-    const slots = key.keys().map((_, nonce): LeaderSlot => (nonce === slot.nonce ? slot : { nonce, state: 'unavailable', error: NOT_READ }));
-    return { slots, broadcasts: [slot.broadcast], best: slot.broadcast, reachable: true, startedAt, at, scanned: false };
+    const found = slots.find((s): s is Extract<LeaderSlot, { state: 'broadcast' }> => s.state === 'broadcast' && s.broadcast === best);
+    if (scanned) this.#scannedAt = startedAt;
+    if (found) this.#know({ nonce: found.nonce, broadcast: found.broadcast, headerBytes: headerBytesOf(found) }, at);
+    else if (scanned) this.#know(undefined, at);
+    return { slots, broadcasts, best, reachable, startedAt, at, scanned };
   }
 
   /**
-   * What the first bytes of the known nonce say: the whole value when it was short enough, the
-   * known broadcast at a later Version when only the Version moved within its list epoch;
-   * `undefined` when the whole value must be read.
+   * The slots of a poll: the header of each nonce in `nonces` (one `getRange` each, together),
+   * then the whole value of the best one whose list is not known (one `get`). Slots whose value
+   * was not read whole, and nonces not in `nonces`, are {@link NOT_READ}.
    */
-  #fromHead(known: Known, head: string, want: number): LeaderSlot | undefined {
-    const nonce = known.nonce;
-    if (head === '') return { nonce, state: 'empty' };
-    if (Buffer.byteLength(head) < want) return this.#parse(nonce, head);
-    const parsed = parseHeader(head);
-    if (parsed === undefined) return undefined;
-    const h = parsed.header;
+  async #heads(nonces: readonly number[], signal: AbortSignal | undefined): Promise<{ slots: LeaderSlot[]; reachable: boolean }> {
+    const { kv, key, clock, timeoutMs } = this.#o;
+    const known = this.#known;
+    const slots: LeaderSlot[] = key.keys().map((_, nonce) => ({ nonce, state: 'unavailable', error: NOT_READ }));
+    const pending: { nonce: number; header: BroadcastHeader | undefined }[] = [];
+    let reachable = false;
+    await Promise.all(
+      nonces.map(async (nonce) => {
+        const want = known !== undefined && nonce === known.nonce ? known.headerBytes + HEADER_SLACK : MAX_HEADER_BYTES;
+        let head: string;
+        try {
+          head = await withDeadline(clock, timeoutMs, 'leader header read', kv.getRange(key.at(nonce), 0, want - 1, { signal }));
+        } catch (error) {
+          slots[nonce] = { nonce, state: 'unavailable', error };
+          return;
+        }
+        reachable = true;
+        if (head === '') slots[nonce] = { nonce, state: 'empty' };
+        else if (Buffer.byteLength(head) < want) slots[nonce] = this.#parse(nonce, head);
+        else {
+          const parsed = parseHeader(head);
+          const same = parsed && known && this.#sameList(known, parsed.header, nonce);
+          if (same) slots[nonce] = same;
+          else if (parsed === undefined && want === MAX_HEADER_BYTES) slots[nonce] = this.#garbage(nonce, head, 'no broadcast header');
+          else pending.push({ nonce, header: parsed?.header });
+        }
+      }),
+    );
+    // Of the values known only by their header, read the best one whole (a cut header first).
+    const order = (h: BroadcastHeader | undefined): Broadcast | undefined => h && { ...h, members: [] };
+    const ranked = bestBroadcast([...broadcastsOf(slots), ...pending.flatMap((p) => (p.header ? [order(p.header)!] : []))]);
+    const fetch = pending.find((p) => p.header === undefined) ?? pending.find((p) => p.header && ranked && sameLeadership(order(p.header), ranked) && p.header.version === ranked.version);
+    if (fetch) {
+      try {
+        const value = await withDeadline(clock, timeoutMs, 'leader key read', kv.get(key.at(fetch.nonce), { signal }));
+        slots[fetch.nonce] = value === null ? { nonce: fetch.nonce, state: 'empty' } : this.#parse(fetch.nonce, value);
+      } catch (error) {
+        slots[fetch.nonce] = { nonce: fetch.nonce, state: 'unavailable', error };
+      }
+    }
+    return { slots, reachable };
+  }
+
+  /** The known broadcast at the Version of `h`, when `h` is a later Version of it in the same list epoch. */
+  #sameList(known: Known, h: BroadcastHeader, nonce: number): LeaderSlot | undefined {
     const b = known.broadcast;
-    const sameList = sameLeadership(b, { ...h, members: [] }) && h.version >= b.version && h.version > 0 && listEpoch(h.version) === listEpoch(b.version);
-    if (!sameList) return undefined;
+    if (!sameLeadership(b, { ...h, members: [] }) || h.version < b.version || h.version === 0 || listEpoch(h.version) !== listEpoch(b.version)) return undefined;
     const broadcast: Broadcast = h.version === b.version ? b : { ...b, version: h.version };
     // The members did not change: the raw value is rebuilt only if someone asks for it.
     return {
@@ -182,8 +241,12 @@ export class LeaderWindow {
   #parse(nonce: number, value: string): LeaderSlot {
     const parsed = parseBroadcast(value);
     if (parsed.ok) return { nonce, state: 'broadcast', raw: value, broadcast: parsed.broadcast };
-    this.#o.onGarbage?.(nonce, value, parsed.reason);
-    this.#o.logger.warn({ key: this.#o.key.at(nonce), reason: parsed.reason }, 'ignoring a leader-key value that does not parse');
-    return { nonce, state: 'garbage', raw: value, reason: parsed.reason };
+    return this.#garbage(nonce, value, parsed.reason);
+  }
+
+  #garbage(nonce: number, raw: string, reason: string): LeaderSlot {
+    this.#o.onGarbage?.(nonce, raw, reason);
+    this.#o.logger.warn({ key: this.#o.key.at(nonce), reason }, 'ignoring a leader-key value that does not parse');
+    return { nonce, state: 'garbage', raw, reason };
   }
 }

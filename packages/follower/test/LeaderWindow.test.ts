@@ -82,20 +82,22 @@ describe('LeaderWindow.poll', () => {
     expect(ops().slice(before)).toEqual(Array.from({ length: 10 }, () => 'getRange leader 0'));
   });
 
-  it('reads the same number of bytes per poll for 10 and for 1,000 members while the list is stable', async () => {
+  it('reads the same number of bytes per poll for 100 and for 1,000 members while the list is stable, periodic scans included', async () => {
     const perPoll: number[] = [];
-    for (const n of [10, 1000]) {
+    for (const n of [100, 1000]) {
       const { store, window, clock, bytesRead } = setup();
       const leader = publisher(store, { era: 1, nonce: 0, version: 0, id: 'node-0', members: members(n) });
       await leader.publish(leader.current.members.slice());
       await window.poll();
       bytesRead();
-      for (let i = 0; i < 10; i++) {
+      let scans = 0;
+      for (let i = 0; i < 60; i++) {
         await clock.advance(I);
         await leader.publish();
-        await window.poll();
+        if ((await window.poll()).scanned) scans++;
       }
-      perPoll.push(bytesRead() / 10);
+      expect(scans).toBe(2);
+      perPoll.push(bytesRead() / 60);
     }
     expect(perPoll[0]).toBeGreaterThan(0);
     expect(perPoll[1]).toBe(perPoll[0]);
