@@ -173,34 +173,35 @@ export class LeaderWindow {
     const { kv, key, clock, timeoutMs } = this.#o;
     const known = this.#known;
     const slots: LeaderSlot[] = key.keys().map((_, nonce) => ({ nonce, state: 'unavailable', error: NOT_READ }));
-    const pending: { nonce: number; header: BroadcastHeader | undefined }[] = [];
+    const pending: { nonce: number; header: BroadcastHeader }[] = [];
     let reachable = false;
-    await Promise.all(
-      nonces.map(async (nonce) => {
-        const want = known !== undefined && nonce === known.nonce ? known.headerBytes + HEADER_SLACK : MAX_HEADER_BYTES;
-        let head: string;
-        try {
-          head = await withDeadline(clock, timeoutMs, 'leader header read', kv.getRange(key.at(nonce), 0, want - 1, { signal }));
-        } catch (error) {
-          slots[nonce] = { nonce, state: 'unavailable', error };
-          return;
-        }
-        reachable = true;
-        if (head === '') slots[nonce] = { nonce, state: 'empty' };
-        else if (Buffer.byteLength(head) < want) slots[nonce] = this.#parse(nonce, head);
-        else {
-          const parsed = parseHeader(head);
-          const same = parsed && known && this.#sameList(known, parsed.header, nonce);
-          if (same) slots[nonce] = same;
-          else if (parsed === undefined && want === MAX_HEADER_BYTES) slots[nonce] = this.#garbage(nonce, head, 'no broadcast header');
-          else pending.push({ nonce, header: parsed?.header });
-        }
-      }),
-    );
-    // Of the values known only by their header, read the best one whole (a cut header first).
-    const order = (h: BroadcastHeader | undefined): Broadcast | undefined => h && { ...h, members: [] };
-    const ranked = bestBroadcast([...broadcastsOf(slots), ...pending.flatMap((p) => (p.header ? [order(p.header)!] : []))]);
-    const fetch = pending.find((p) => p.header === undefined) ?? pending.find((p) => p.header && ranked && sameLeadership(order(p.header), ranked) && p.header.version === ranked.version);
+    const want = known === undefined ? MAX_HEADER_BYTES : known.headerBytes + HEADER_SLACK;
+    const look = async (nonce: number, bytes: number): Promise<void> => {
+      let head: string;
+      try {
+        head = await withDeadline(clock, timeoutMs, 'leader header read', kv.getRange(key.at(nonce), 0, bytes - 1, { signal }));
+      } catch (error) {
+        slots[nonce] = { nonce, state: 'unavailable', error };
+        return;
+      }
+      reachable = true;
+      if (head === '') slots[nonce] = { nonce, state: 'empty' };
+      else if (Buffer.byteLength(head) < bytes) slots[nonce] = this.#parse(nonce, head);
+      else {
+        const parsed = parseHeader(head);
+        const same = parsed && known && this.#sameList(known, parsed.header, nonce);
+        if (same) slots[nonce] = same;
+        else if (parsed) pending.push({ nonce, header: parsed.header });
+        // A header longer than the one we know (another leader's id): look again, wider.
+        else if (bytes < MAX_HEADER_BYTES) await look(nonce, MAX_HEADER_BYTES);
+        else slots[nonce] = this.#garbage(nonce, head, 'no broadcast header');
+      }
+    };
+    await Promise.all(nonces.map((nonce) => look(nonce, want)));
+    // Of the values known only by their header, read the best one whole.
+    const order = (h: BroadcastHeader): Broadcast => ({ ...h, members: [] });
+    const ranked = bestBroadcast([...broadcastsOf(slots), ...pending.map((p) => order(p.header))]);
+    const fetch = pending.find((p) => ranked && sameLeadership(order(p.header), ranked) && p.header.version === ranked.version);
     if (fetch) {
       try {
         const value = await withDeadline(clock, timeoutMs, 'leader key read', kv.get(key.at(fetch.nonce), { signal }));

@@ -8,6 +8,7 @@ import { convergenceBound, losesData, quietAt, runLength, viewsOf, type Views } 
 import { concreteKeys, keySelector } from '../scenario/keys.js';
 import type { NodeId, Scenario, Step } from '../scenario/Scenario.js';
 import { recordIssues } from './issueRecorder.js';
+import { meterKV, type CommandCost } from './costMeter.js';
 import { PauseGate } from './PauseGate.js';
 import type { SimNode } from './SimNode.js';
 
@@ -36,6 +37,8 @@ export interface Run {
   readonly prefix: string;
   /** The mutation run, if any. */
   readonly mutation: string | undefined;
+  /** Every store command the nodes issued, with its bytes (see `costPerMember`). */
+  readonly costs: readonly CommandCost[];
 }
 
 /** Most node timer callbacks one virtual instant may run before the run is declared a livelock. */
@@ -74,6 +77,7 @@ class Simulation {
   readonly #scenario: Scenario;
   readonly #options: SimulationOptions;
   readonly #history = new History();
+  readonly #costs: CommandCost[] = [];
   readonly #clock: VirtualClock;
   readonly #store: MemoryKV;
   readonly #faults: FaultInjector;
@@ -130,6 +134,7 @@ class Simulation {
       dataLoss: losesData(this.#scenario),
       prefix: this.#prefix,
       mutation: this.#options.mutation?.name,
+      costs: this.#costs,
     };
   }
 
@@ -233,7 +238,7 @@ class Simulation {
     const mutation = this.#options.mutation;
     let roster: SimNode | undefined;
     const context: MutationContext = { id, clock: gate.clock, prefix: this.#prefix, intervalMs, timeoutMs, window: this.#window, role: () => roster?.role };
-    let kv: KV = this.#faults.view(this.#store, id);
+    let kv: KV = meterKV(this.#faults.view(this.#store, id), clock, (cost) => this.#costs.push({ ...cost, node: id, role: roster?.role }));
     if (mutation?.wrapKV) kv = mutation.wrapKV(kv, context);
     kv = gate.wrap(recordIssues(kv, (op, key, value) => this.#issued(incarnation, op, key, value)));
     roster = createNode({ kv, cluster: SIM_NAMESPACE.cluster, env: SIM_NAMESPACE.env, id, intervalMs, timeoutMs, observer, nonceWindow: this.#window, clock: gate.clock });
