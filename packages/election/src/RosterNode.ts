@@ -20,7 +20,7 @@ import {
   type LeaderWindowRead,
   type Member,
 } from '@roster/follower';
-import { KeyUnavailableError, UpdateStream, readWindow, withDeadline, writeMoving, type CompoundKey, type Timer } from '@roster/kv-adapter';
+import { UpdateStream, isKeyFailure, readWindow, withDeadline, writeMoving, type CompoundKey, type Timer } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import type { LeaderInfo, Role, RosterUpdate, WatchFunction } from './events.js';
 import { JoinPoller } from './JoinPoller.js';
@@ -43,6 +43,8 @@ interface Candidacy {
   /** Progress of the best broadcast other than our claim: we lead only once it is stale. */
   others: Staleness;
   settle?: Timer;
+  /** Stood while no nonce of the leader key could be read: any progress seen before claiming ends it. */
+  blind?: boolean;
 }
 
 /** What a node holds while it leads. */
@@ -305,8 +307,14 @@ export class RosterNode {
     if (this.#role !== 'follower' && this.#role !== 'observer') return;
     this.#absorb(read);
     this.#scheduleStaleCheck();
-    if (this.#role === 'observer' || !read.reachable) return;
+    if (this.#role === 'observer') return;
     const now = this.#cfg.clock.now();
+    // Whatever the reason nothing new was seen for T (even no nonce readable), stand: the claim
+    // goes to the lowest nonce that can be written, and progress seen first ends the candidacy.
+    if (!read.reachable) {
+      if (this.#staleness.isStale(now, this.#cfg.timeoutMs)) this.#becomeCandidate('unreachable');
+      return;
+    }
     if (this.#staleness.isStale(now, this.#cfg.timeoutMs)) {
       return this.#becomeCandidate(this.#bestSeen && isGoodbye(this.#bestSeen) ? 'goodbye' : 'stale');
     }
@@ -343,7 +351,7 @@ export class RosterNode {
 
   #becomeCandidate(reason: string): void {
     this.#stats.count('candidacy');
-    this.#candidacy = { basis: this.#bestSeen, others: this.#staleness.clone() };
+    this.#candidacy = { basis: this.#bestSeen, others: this.#staleness.clone(), blind: reason === 'unreachable' };
     this.#setRole('candidate', reason);
     this.#main.poke();
   }
@@ -364,6 +372,7 @@ export class RosterNode {
 
     if (c.claim === undefined) {
       if (others && (c.basis === undefined || compareLeadership(others, c.basis) < 0)) return this.#becomeFollower('better-leader-seen');
+      if (c.blind && read.reachable && !c.others.isStale(clock.now(), timeoutMs)) return this.#becomeFollower('leader-alive');
       return this.#claim(c, read);
     }
     if (others && compareLeadership(others, c.claim) < 0) return this.#becomeFollower('better-leader-seen');
@@ -403,7 +412,7 @@ export class RosterNode {
         c.settle = clock.setTimer(() => this.#main.poke(), settleMs);
         return;
       } catch (error) {
-        if (KeyUnavailableError.is(error)) continue;
+        if (isKeyFailure(error)) continue;
         this.#cfg.logger.warn({ err: error }, 'claim failed');
         return;
       }
@@ -457,7 +466,7 @@ export class RosterNode {
   /** The highest era in the era key's window (0 when none can be read). Never rejects. */
   async #readEraRecord(): Promise<number> {
     const { kv, clock, operationTimeoutMs } = this.#cfg;
-    const slots = await withDeadline(clock, operationTimeoutMs, 'era read', readWindow(kv, this.#keys.era())).catch(() => []);
+    const slots = await readWindow(kv, this.#keys.era(), { deadline: { clock, ms: operationTimeoutMs } });
     let max = 0;
     for (const slot of slots) {
       if (!slot.ok || slot.value === null) continue;
@@ -530,7 +539,7 @@ export class RosterNode {
         return;
       } catch (error) {
         if (this.#lead !== lead) return;
-        if (!KeyUnavailableError.is(error)) {
+        if (!isKeyFailure(error)) {
           this.#cfg.logger.warn({ err: error }, 'publish failed');
           return;
         }

@@ -56,18 +56,24 @@ describe('compound keys move when a key is unavailable, and readers find them', 
     await c.stopAll();
   });
 
-  it('a follower that cannot read the leader key at any nonce does not campaign while the store is unreachable to it', async () => {
+  it('a follower that cannot read the leader key at any nonce stands after T, claims nothing it cannot write, and follows again once it sees the leader alive', async () => {
     const c = new Cluster();
     await c.start('a', 'b');
     await c.until(() => c.converged(), 20 * T);
+    const leader = c.leaders()[0]!;
     const follower = c.live().find((n) => !n.isLeader())!;
     c.store.deadFor.set(follower.id, new Set([0, 1, 2, 3].map((n) => `${ns}leader ${n}`)));
     const roles: string[] = [];
-    follower.on('role', (u) => roles.push(u.role));
+    const leaderRoles: string[] = [];
+    follower.on('role', (u) => roles.push(`${u.role} ${u.reason}`));
+    leader.on('role', (u) => leaderRoles.push(u.role));
     await c.clock.advance(5 * T);
-    expect(roles).toEqual([]);
+    expect(roles).toEqual(['candidate unreachable']);
     c.store.deadFor.delete(follower.id);
-    await c.until(() => c.converged(), 10 * T);
+    await c.until(() => c.converged() && follower.role === 'follower', 10 * T);
+    expect(roles).toEqual(['candidate unreachable', 'follower leader-alive']);
+    expect(leaderRoles).toEqual([]);
+    expect(c.leaders()).toEqual([leader]);
     await c.stopAll();
   });
 });

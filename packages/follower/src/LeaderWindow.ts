@@ -113,9 +113,8 @@ export class LeaderWindow {
   async read(signal?: AbortSignal): Promise<LeaderWindowRead> {
     const { kv, key, clock, timeoutMs } = this.#o;
     const startedAt = clock.now();
-    const raw = await withDeadline(clock, timeoutMs, 'leader window read', readWindow(kv, key, { signal })).catch((error: unknown) =>
-      key.keys().map((_, nonce) => ({ nonce, ok: false as const, error })),
-    );
+    // Each nonce has its own deadline: a hung shard makes its nonce unavailable, not the window.
+    const raw = await readWindow(kv, key, { ...(signal && { signal }), deadline: { clock, ms: timeoutMs } });
     const slots = raw.map((s): LeaderSlot => {
       if (!s.ok) return { nonce: s.nonce, state: 'unavailable', error: s.error };
       if (s.value === null) return { nonce: s.nonce, state: 'empty' };

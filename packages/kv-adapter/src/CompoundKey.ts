@@ -1,5 +1,7 @@
-import { ConfigError, KeyUnavailableError, RosterError } from './errors.js';
+import { ConfigError, KeyUnavailableError, RosterError, StoreUnavailableError } from './errors.js';
+import type { Clock } from './clock/Clock.js';
 import type { KV } from './KV.js';
+import { withDeadline } from './util/deadline.js';
 
 /** Options of {@link CompoundKey}. */
 export interface CompoundKeyOptions {
@@ -106,16 +108,31 @@ export type WindowSlot =
   | { readonly nonce: number; readonly ok: true; readonly value: string | null }
   | { readonly nonce: number; readonly ok: false; readonly error: unknown };
 
+/** Options of {@link readWindow}. */
+export interface ReadWindowOptions {
+  /** Abandons every read; each slot then fails with the signal's reason. */
+  readonly signal?: AbortSignal;
+  /**
+   * Bounds each nonce's read on its own: a read still pending after `ms` on `clock` fails that
+   * slot alone (a hung shard makes its nonce unavailable, never the whole window).
+   */
+  readonly deadline?: { readonly clock: Clock; readonly ms: number };
+}
+
 /**
  * Reads every key of `key`'s window in parallel. Each slot says either what is there (`null` for
- * nothing) or why it could not be read; one unavailable nonce never hides the others.
+ * nothing) or why it could not be read; one unavailable or hung nonce never hides the others.
  */
-export async function readWindow(kv: KV, key: CompoundKey, options?: { signal?: AbortSignal }): Promise<WindowSlot[]> {
+export async function readWindow(kv: KV, key: CompoundKey, options: ReadWindowOptions = {}): Promise<WindowSlot[]> {
+  const { signal, deadline } = options;
   const keys = key.keys();
   return Promise.all(
     keys.map(async (k, nonce): Promise<WindowSlot> => {
       try {
-        return { nonce, ok: true, value: await kv.get(k, options) };
+        const value = deadline
+          ? await withDeadline(deadline.clock, deadline.ms, `get ${k}`, (bounded) => kv.get(k, { signal: bounded }), signal)
+          : await kv.get(k, signal && { signal });
+        return { nonce, ok: true, value };
       } catch (error) {
         return { nonce, ok: false, error };
       }
@@ -124,9 +141,22 @@ export async function readWindow(kv: KV, key: CompoundKey, options?: { signal?: 
 }
 
 /**
+ * True when `error` says one key could not be used, rather than the store: a
+ * {@link KeyUnavailableError}, or a deadline that passed on an operation on that one key
+ * (`StoreUnavailableError` with `timedOut`), as a hung shard shows itself. A writer moves on to
+ * the next nonce for either.
+ */
+export function isKeyFailure(error: unknown): boolean {
+  return KeyUnavailableError.is(error) || (StoreUnavailableError.is(error) && error.timedOut);
+}
+
+/**
  * Runs `op` on the current key of `key`; when it rejects with {@link KeyUnavailableError},
- * moves to the next nonce and tries again, at most once per nonce of the window. Any other error
- * is rethrown at once. Resolves with the result and the nonce it succeeded at.
+ * moves to the next nonce and tries again, at most once per nonce of the window. A deadline that
+ * passed (`StoreUnavailableError` with `timedOut`) counts as that key's failure too, as a hung
+ * shard shows itself, unless the previous nonce timed out as well: two in a row is the store,
+ * and the error is rethrown. Any other error is rethrown at once. Resolves with the result and
+ * the nonce it succeeded at.
  *
  * @example
  * ```ts
@@ -135,11 +165,14 @@ export async function readWindow(kv: KV, key: CompoundKey, options?: { signal?: 
  */
 export async function writeMoving<T>(key: CompoundKey, op: (key: string) => Promise<T>): Promise<{ result: T; nonce: number }> {
   let last: unknown;
+  let lastTimedOut = false;
   for (let attempt = 0; attempt < key.window; attempt++) {
     try {
       return { result: await op(key.current), nonce: key.nonce };
     } catch (error) {
-      if (!KeyUnavailableError.is(error)) throw error;
+      const timedOut = StoreUnavailableError.is(error) && error.timedOut;
+      if (!KeyUnavailableError.is(error) && !(timedOut && !lastTimedOut)) throw error;
+      lastTimedOut = timedOut;
       last = error;
       key.advance();
     }

@@ -1,7 +1,15 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { Cluster, Redis } from 'ioredis';
 import { abortReason, type Clock } from './clock/Clock.js';
-import { ConfigError, InvalidValueError, KVClosedError, ValueTooLargeError } from './errors.js';
+import {
+  ConfigError,
+  InvalidValueError,
+  KeyUnavailableError,
+  KVClosedError,
+  RosterError,
+  StoreUnavailableError,
+  ValueTooLargeError,
+} from './errors.js';
 import type {
   CompareAndSetOptions,
   CompareAndSetResult,
@@ -16,6 +24,7 @@ import { mapRedisError } from './redis/mapError.js';
 import { raceSignal } from './util/deadline.js';
 import { resolveSettings, type Settings } from './redis/resolveSettings.js';
 import { runScript } from './redis/runScript.js';
+import { isNodeFailure, ShardHealth } from './redis/ShardHealth.js';
 import { APPEND_WITHIN_LIMIT, COMPARE_AND_SET } from './redis/scripts.js';
 import { clusterTime, parseTime } from './redis/time.js';
 import { waitUntilReady } from './redis/waitUntilReady.js';
@@ -111,6 +120,8 @@ export class RedisKV implements KV {
   readonly #client: Redis | Cluster;
   readonly #settings: Settings;
   readonly #detach: (() => void)[] = [];
+  /** Cluster mode: which masters are down, to fail their keys fast (see {@link ShardHealth}). */
+  readonly #health: ShardHealth | undefined;
   #connected = false;
   #closed = false;
   #closing: Promise<void> | undefined;
@@ -120,6 +131,15 @@ export class RedisKV implements KV {
     this.#client = settings.client;
     // `isCluster` rather than `instanceof`, which fails for a client from another copy of ioredis.
     this.mode = (settings.client as { isCluster?: boolean }).isCluster === true ? 'cluster' : 'single';
+    if (this.mode === 'cluster') {
+      const cluster = settings.client as Cluster;
+      this.#health = new ShardHealth({
+        clock: settings.clock,
+        logger: settings.logger,
+        store: settings.target,
+        slots: () => (cluster as unknown as { slots: readonly (readonly string[] | undefined)[] }).slots,
+      });
+    }
     this.#listen();
   }
 
@@ -285,15 +305,26 @@ export class RedisKV implements KV {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const work = (async (): Promise<T> => {
       if (key !== undefined) checkKey(key, this.#settings.limits);
+      const admission = key === undefined ? undefined : this.#health?.admit(key);
+      if (admission && admission.verdict !== 'send') {
+        const reason = `${operation}: cluster node ${admission.node} is down`;
+        if (admission.verdict === 'store-down') throw new StoreUnavailableError(reason);
+        throw new KeyUnavailableError(key!, { reason });
+      }
+      const node = admission?.node;
       try {
-        return await run(this.#client);
+        const result = await run(this.#client);
+        this.#health?.succeeded(node);
+        return result;
       } catch (error) {
+        if (this.#health && !this.#closed && !RosterError.is(error) && isNodeFailure(error)) this.#health.failed(node, error);
+        else this.#health?.released(node);
         throw mapRedisError(error, {
           backend: this.name,
           operation,
           key,
           closed: this.#closed,
-          shardScoped: this.mode === 'cluster' && this.#client.status === 'ready',
+          shardScoped: this.mode === 'cluster' && this.#client.status === 'ready' && !this.#health?.allDown,
         });
       }
     })();
@@ -330,9 +361,10 @@ export class RedisKV implements KV {
       if (!this.#closed) logger.warn({ store: target }, 'redis: the client gave up reconnecting');
     });
     if (this.mode === 'cluster') {
-      on('node error', (error: Error, node: string) =>
-        logger.debug({ store: target, node, error: error.message }, 'redis: cluster node error'),
-      );
+      on('node error', (error: Error, node: string) => {
+        logger.debug({ store: target, node, error: error.message }, 'redis: cluster node error');
+        this.#health?.failed(node, error);
+      });
       on('-node', (_redis: Redis, node: string) => logger.debug({ store: target, node }, 'redis: cluster node removed'));
       on('+node', (_redis: Redis, node: string) => logger.debug({ store: target, node }, 'redis: cluster node added'));
     }

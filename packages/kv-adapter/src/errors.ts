@@ -70,8 +70,14 @@ export class KeyUnavailableError extends RosterError {
  * Moving to another key does not help; retry later.
  */
 export class StoreUnavailableError extends RosterError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('KV_STORE_UNAVAILABLE', `kv: store unavailable: ${message}`, options);
+  /**
+   * True when the operation was given up because its deadline passed (see `withDeadline`): the
+   * store did not answer in time. On a sharded store that is often one key's shard, not the store.
+   */
+  readonly timedOut: boolean;
+  constructor(message: string, options?: { cause?: unknown; timedOut?: boolean }) {
+    super('KV_STORE_UNAVAILABLE', `kv: store unavailable: ${message}`, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.timedOut = options?.timedOut === true;
   }
   /** True when `error` is a {@link StoreUnavailableError} from any copy of this package. */
   static override is(error: unknown): error is StoreUnavailableError {

@@ -51,7 +51,9 @@ export {
   CompoundKey,
   type CompoundKeyOptions,
   DEFAULT_NONCE_WINDOW,
+  isKeyFailure,
   readWindow,
+  type ReadWindowOptions,
   writeMoving,
   type WindowSlot,
 } from './CompoundKey.js';

@@ -7,9 +7,11 @@ import {
   MemoryKV,
   Namespace,
   readWindow,
+  StoreUnavailableError,
   writeMoving,
   type KV,
 } from '../src/index.js';
+import { FaultInjector, VirtualClock } from '../src/testing.js';
 
 /** A MemoryKV on which chosen keys are unavailable (a tiny stand-in for a dead shard). */
 function withDeadKeys(dead: Set<string>): KV {
@@ -70,6 +72,45 @@ describe('CompoundKey', () => {
     expect(slots[0]).toMatchObject({ nonce: 0, ok: false });
     expect(KeyUnavailableError.is((slots[0] as { error: unknown }).error)).toBe(true);
     expect(slots[1]).toEqual({ nonce: 1, ok: true, value: 'hello' });
+  });
+
+  it('with a deadline, a nonce whose shard hangs fails alone when its time is up; the others are read', async () => {
+    const clock = new VirtualClock();
+    const store = new MemoryKV({ clock });
+    await store.set('leader 1', 'hello');
+    const faults = new FaultInjector({ clock, seed: 1 });
+    faults.keyUnavailable('leader 0', { hang: true, forMs: 60_000 });
+    const read = readWindow(faults.view(store), new CompoundKey('leader'), { deadline: { clock, ms: 50 } });
+    await clock.advance(50);
+    const slots = await read;
+    expect(slots[0]).toMatchObject({ nonce: 0, ok: false });
+    expect(StoreUnavailableError.is((slots[0] as { error: unknown }).error)).toBe(true);
+    expect(slots.slice(1)).toEqual([
+      { nonce: 1, ok: true, value: 'hello' },
+      { nonce: 2, ok: true, value: null },
+      { nonce: 3, ok: true, value: null },
+    ]);
+  });
+
+  it('writeMoving takes a deadline that passed on one nonce for that key, and two in a row for the store', async () => {
+    const timeout = new StoreUnavailableError('set took longer than 50 ms', { timedOut: true });
+    const oneHung = new CompoundKey('id/n1');
+    const tried: string[] = [];
+    const { nonce } = await writeMoving(oneHung, async (k) => {
+      tried.push(k);
+      if (k === 'id/n1 0') throw timeout;
+    });
+    expect(nonce).toBe(1);
+    expect(tried).toEqual(['id/n1 0', 'id/n1 1']);
+
+    const allHung = new CompoundKey('id/n1');
+    await expect(writeMoving(allHung, async () => Promise.reject(timeout))).rejects.toBe(timeout);
+    expect(allHung.nonce).toBe(1); // tried 0 and 1, then gave up
+
+    const refused = new StoreUnavailableError('connection refused');
+    const outage = new CompoundKey('id/n1');
+    await expect(writeMoving(outage, async () => Promise.reject(refused))).rejects.toBe(refused);
+    expect(outage.nonce).toBe(0);
   });
 
   it('writeMoving gives up with KeyUnavailableError after trying every nonce once', async () => {

@@ -84,6 +84,28 @@ describe('FaultInjector and FaultyKV', () => {
     }
   });
 
+  it('a hanging key fault holds each operation until the caller aborts it or the fault ends, as a frozen shard does', async () => {
+    const { clock, faults, a, store } = setup();
+    await store.set('leader 0', 'v');
+    expect(() => faults.keyUnavailable('leader 0', { hang: true })).toThrow(/forMs/);
+    faults.keyUnavailable('leader 0', { hang: true, forMs: 1000 });
+    const caller = new AbortController();
+    const aborted = track(a.get('leader 0', { signal: caller.signal }));
+    const waited = track(a.get('leader 0'));
+    const other = track(a.get('leader 1'));
+    await clock.advance(50);
+    expect(other.state).toEqual({ status: 'ok', value: null });
+    expect(aborted.state.status).toBe('pending');
+    caller.abort(new Error('deadline'));
+    await clock.advance(0);
+    expect((aborted.state as { error: Error }).error.message).toBe('deadline');
+    await clock.advance(949);
+    expect(waited.state.status).toBe('pending');
+    await clock.advance(1);
+    expect(code((waited.state as { error: unknown }).error)).toBe('KV_KEY_UNAVAILABLE');
+    expect(await a.get('leader 0')).toBe('v');
+  });
+
   it('a store outage refuses every operation, time() included, and stallMs delays the refusal on the clock', async () => {
     const { clock, faults, a, store } = setup();
     await store.set('k', 'v');

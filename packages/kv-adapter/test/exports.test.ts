@@ -26,6 +26,7 @@ describe('the public API of @roster/kv-adapter', () => {
       'ValueTooLargeError',
       'abortReason',
       'deadline',
+      'isKeyFailure',
       'parseStoreUrl',
       'raceSignal',
       'readWindow',

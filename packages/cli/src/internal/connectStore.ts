@@ -9,6 +9,12 @@ export interface ConnectStoreOptions {
   readonly url: string;
   /** How long to wait for the store. @defaultValue 5000 */
   readonly connectTimeoutMs?: number;
+  /**
+   * How long one store command may take (RedisKV `commandTimeoutMs`). Give the node's operation
+   * timeout, so that a command to a hung shard fails in the store client, which then knows that
+   * shard is down and fails its keys fast, before the protocol's own deadline. @defaultValue 1000
+   */
+  readonly commandTimeoutMs?: number;
   /** Where the store client logs. */
   readonly logger: Logger;
   /** Gives up when it aborts (a signal during the start). */
@@ -23,9 +29,9 @@ export interface ConnectStoreOptions {
  *   (`command: invalid --store: …`).
  */
 export async function connectStore(options: ConnectStoreOptions): Promise<RedisKV | undefined> {
-  const { command, url, connectTimeoutMs = 5000, logger, signal } = options;
+  const { command, url, connectTimeoutMs = 5000, commandTimeoutMs, logger, signal } = options;
   try {
-    return await RedisKV.connect({ url, connectTimeoutMs, logger }, { signal });
+    return await RedisKV.connect({ url, connectTimeoutMs, logger, ...(commandTimeoutMs !== undefined && { commandTimeoutMs }) }, { signal });
   } catch (error) {
     if (signal?.aborted) return undefined;
     if (StoreUnavailableError.is(error)) {

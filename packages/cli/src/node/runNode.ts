@@ -89,6 +89,7 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       command: COMMAND,
       url: options.store,
       ...(options.connectTimeoutMs !== undefined && { connectTimeoutMs: options.connectTimeoutMs }),
+      commandTimeoutMs: config.operationTimeoutMs,
       logger: libraryLog,
       signal: stop.signal,
     });

@@ -3,7 +3,7 @@ import type { FaultHandle, FaultKind, KVOperation, LatencyMode } from './FaultOp
 
 /** What a fault does, by kind. */
 export type FaultEffect =
-  | { readonly kind: 'keyUnavailable'; readonly stallMs: number }
+  | { readonly kind: 'keyUnavailable'; readonly stallMs: number; readonly hang?: boolean }
   | { readonly kind: 'storeOutage'; readonly stallMs: number }
   | { readonly kind: 'failure'; readonly probability: number; readonly after: boolean }
   | { readonly kind: 'latency'; readonly minMs: number; readonly maxMs: number; readonly mode: LatencyMode };
@@ -50,6 +50,11 @@ export class Fault implements FaultHandle {
 
   get hits(): number {
     return this.#hits;
+  }
+
+  /** How long until the fault ends by itself (0 once over). */
+  get remainingMs(): number {
+    return this.active ? Math.max(0, this.#target.until - this.#clock.now()) : 0;
   }
 
   heal(): void {

@@ -109,7 +109,10 @@ export class FaultInjector {
   keyUnavailable(keys: KeySelector, options: KeyUnavailableOptions = {}): FaultHandle {
     const stallMs = options.stallMs ?? 0;
     checkCount('stallMs', stallMs);
-    return this.#add({ kind: 'keyUnavailable', stallMs }, options, keyMatcher(keys), undefined);
+    if (options.hang === true && options.forMs === undefined) {
+      throw new ConfigError('forMs', options.forMs, 'Expected `forMs` with `hang: true` (a hang must end)');
+    }
+    return this.#add({ kind: 'keyUnavailable', stallMs, hang: options.hang === true }, options, keyMatcher(keys), undefined);
   }
 
   /** Takes the whole store away: every operation rejects with `StoreUnavailableError`. */
@@ -273,7 +276,8 @@ export class FaultInjector {
         return { fault, stallMs: effect.stallMs, error: new StoreUnavailableError(`injected outage (${fault})`) };
       }
       if (effect.kind === 'keyUnavailable' && refusal === undefined && key !== undefined && fault.covers(node, op, key)) {
-        refusal = { fault, stallMs: effect.stallMs, error: new KeyUnavailableError(key, { reason: `injected (${fault})` }) };
+        const stallMs = effect.hang === true ? fault.remainingMs : effect.stallMs;
+        refusal = { fault, stallMs, error: new KeyUnavailableError(key, { reason: `injected (${fault})` }) };
       }
     }
     return refusal;

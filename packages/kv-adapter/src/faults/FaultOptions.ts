@@ -39,6 +39,14 @@ export interface FaultScope {
 export interface KeyUnavailableOptions extends FaultScope {
   /** Wait this long before rejecting, as a client whose command times out would. @defaultValue 0 */
   readonly stallMs?: number;
+  /**
+   * Hang instead: an operation on the keys settles only when the caller's signal aborts it (with
+   * the signal's reason) or the fault ends (then `KeyUnavailableError`), as on a frozen
+   * (SIGSTOPped) Redis Cluster shard, or a dead one the client has not yet noticed: the caller
+   * sees its own deadline pass, not a typed refusal. Needs `forMs`; `stallMs` is ignored.
+   * @defaultValue false
+   */
+  readonly hang?: boolean;
 }
 
 /** Options of {@link FaultInjector.storeOutage}. */

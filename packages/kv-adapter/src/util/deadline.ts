@@ -75,7 +75,7 @@ export async function withDeadline<T>(
   work: Promise<T> | ((signal: AbortSignal) => Promise<T>),
   parent?: AbortSignal,
 ): Promise<T> {
-  const d = deadline(clock, ms, parent, () => new StoreUnavailableError(`${what} took longer than ${ms} ms`));
+  const d = deadline(clock, ms, parent, () => new StoreUnavailableError(`${what} took longer than ${ms} ms`, { timedOut: true }));
   try {
     return await raceSignal(typeof work === 'function' ? work(d.signal) : work, d.signal);
   } finally {

@@ -1,4 +1,5 @@
 import type { RosterUpdate } from '@roster/election';
+import type { Broadcast } from '@roster/follower';
 import type { OperationRecord } from '@roster/kv-adapter/testing';
 import type { NodeId, Step } from '../scenario/Scenario.js';
 
@@ -40,6 +41,15 @@ export interface Claim {
   readonly nonce: number;
 }
 
+/** A write at a leader key that replaced the broadcast of a better leadership. */
+export interface Overwrite {
+  readonly at: number;
+  /** The key, relative to the cluster's namespace (`leader 0`). */
+  readonly key: string;
+  readonly previous: Broadcast;
+  readonly value: Broadcast;
+}
+
 /** A node appending its own id to the join key. */
 export interface JoinRequest {
   readonly at: number;
@@ -69,6 +79,8 @@ export class History {
   readonly operations: OperationRecord[] = [];
   readonly claims: Claim[] = [];
   readonly joins: JoinRequest[] = [];
+  /** Leader-key writes that replaced a better leadership's broadcast (compare-and-set prevents them). */
+  readonly overwrites: Overwrite[] = [];
   /** One sample per change of leaders or convergence. */
   readonly samples: Sample[] = [];
   /** Instants at which a node became leader while another already had `isLeader()` true. */

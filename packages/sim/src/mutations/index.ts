@@ -5,6 +5,7 @@ import type { Mutation } from './Mutation.js';
 import { leaveAnywhere } from './leaveAnywhere.js';
 import { noSelfFencing } from './noSelfFencing.js';
 import { partialWindow } from './partialWindow.js';
+import { publishWithoutCas } from './publishWithoutCas.js';
 import { undyingMembers } from './undyingMembers.js';
 
 /** Every deliberately broken variant of the protocol, each rejected by the property it names. */
@@ -16,6 +17,7 @@ export const MUTATIONS: readonly Mutation[] = [
   leaveAnywhere,
   noSelfFencing,
   blindLeader,
+  publishWithoutCas,
 ];
 
 /** The mutation called `name`; throws when there is none. */

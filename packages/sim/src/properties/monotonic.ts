@@ -32,6 +32,12 @@ export function leaderships(run: Run): Leadership[] {
   return found;
 }
 
+/** When `l` was first claimed (its candidate's claim), or `l.at` when no claim was recorded. */
+function claimedAt(run: Run, l: { at: number; id: string; era: number; nonce: number }): number {
+  const claim = run.history.claims.find((c) => c.id === l.id && c.era === l.era && c.nonce === l.nonce);
+  return claim === undefined ? l.at : Math.min(claim.at, l.at);
+}
+
 /** When the store lost the record of the era: a flush, or garbage written over a leader or era key. */
 function eraLosses(run: Run): number[] {
   return run.history
@@ -62,31 +68,52 @@ export function tokenInversions(run: Run): { earlier: Leadership; later: Leaders
 }
 
 /**
- * Monotonic: the era each node follows never decreases, and (with a shared view of the store)
- * each new leadership's fencing token is higher than every earlier one's.
+ * Monotonic: the era each node follows never decreases, the fencing tokens of the successive
+ * leaderships each node follows strictly increase (with any views of the store), no write at the
+ * leader key replaces a better leadership's broadcast, and (with a shared view) each new
+ * leadership's fencing token is higher than every earlier one's.
  */
 export const monotonic: Property = {
   name: 'monotonic',
-  summary: "the era a node follows never decreases; each new leader's fencing token exceeds every earlier leader's (shared views); a drop across data loss is excused",
+  summary: "the era a node follows never decreases and each leadership it follows next has a higher fencing token; no leader-key write replaces a better leadership; each new leader's token exceeds every earlier leader's (shared views); a drop across data loss is excused",
   check(run) {
     const violations: Violation[] = [];
     const losses = eraLosses(run);
     for (const inc of run.history.incarnations) {
-      let last: { at: number; era: number; id: string } | undefined;
+      let last: { at: number; era: number; nonce: number; id: string; token: bigint } | undefined;
       for (const { at, update } of run.history.updatesOf(inc.label)) {
         if (update.type !== 'leader' || update.leader === undefined) continue;
+        const l = update.leader;
+        if (last !== undefined && l.id === last.id && l.era === last.era && l.nonce === last.nonce) continue;
         // After the store lost its data the higher era may exist nowhere any more (an observer
         // then moves on to the leader elected since): excused, as for fencing tokens below.
         const excused = last !== undefined && losses.some((t) => t >= last!.at && t <= at);
-        if (last !== undefined && update.leader.era < last.era && !excused) {
-          violations.push({
-            property: 'monotonic',
-            at,
-            message: `${inc.label} followed ${update.leader.id} at era ${update.leader.era} after ${last.id} at era ${last.era} (${last.at} ms)`,
-          });
+        if (last !== undefined && l.era < last.era && !excused) {
+          violations.push({ property: 'monotonic', at, message: `${inc.label} followed ${l.id} at era ${l.era} after ${last.id} at era ${last.era} (${last.at} ms)` });
+        } else if (last !== undefined && l.token <= last.token) {
+          // Whatever the views, the leaderships one node follows in turn carry rising tokens,
+          // unless the store lost data after either was claimed: a flush can erase a leadership
+          // and let another node claim the same era and nonce.
+          const since = Math.min(claimedAt(run, last), claimedAt(run, { at, id: l.id, era: l.era, nonce: l.nonce }));
+          if (!losses.some((t) => t >= since && t <= at)) {
+            violations.push({
+              property: 'monotonic',
+              at,
+              message: `${inc.label} followed ${l.id} with token ${l.token} (era ${l.era}, nonce ${l.nonce}) after ${last.id} with token ${last.token} (era ${last.era}, nonce ${last.nonce}, at ${last.at} ms)`,
+            });
+          }
         }
-        last = { at, era: update.leader.era, id: update.leader.id };
+        last = { at, era: l.era, nonce: l.nonce, id: l.id, token: l.token };
       }
+    }
+    // The leader key's value at a nonce never gets worse: a write replaces only what its writer
+    // read (compare-and-set), and a writer that read a better leadership stands down.
+    for (const o of run.history.overwrites) {
+      violations.push({
+        property: 'monotonic',
+        at: o.at,
+        message: `${o.value.id} wrote era ${o.value.era}, nonce ${o.value.nonce} at ${o.key} over ${o.previous.id}'s better era ${o.previous.era}, nonce ${o.previous.nonce}`,
+      });
     }
     if (run.views === 'shared') {
       for (const { earlier, later } of tokenInversions(run)) {

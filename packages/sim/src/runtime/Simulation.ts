@@ -9,6 +9,7 @@ import { concreteKeys, keySelector } from '../scenario/keys.js';
 import type { NodeId, Scenario, Step } from '../scenario/Scenario.js';
 import { recordIssues } from './issueRecorder.js';
 import { meterKV, type CommandCost } from './costMeter.js';
+import { recordOverwrites } from './overwriteRecorder.js';
 import { PauseGate } from './PauseGate.js';
 import type { SimNode } from './SimNode.js';
 
@@ -80,6 +81,8 @@ class Simulation {
   readonly #costs: CommandCost[] = [];
   readonly #clock: VirtualClock;
   readonly #store: MemoryKV;
+  /** The store as the nodes' views reach it: {@link #store} with leader-key overwrites recorded. */
+  readonly #shared: KV;
   readonly #faults: FaultInjector;
   readonly #prefix = SIM_NAMESPACE.prefix;
   readonly #window: number;
@@ -99,6 +102,11 @@ class Simulation {
       onTimerError: (error) => this.#history.add({ at: this.#clock.now(), kind: 'anomaly', message: `a timer callback threw: ${String(error)}` }),
     });
     this.#store = new MemoryKV({ clock: this.#clock });
+    this.#shared = recordOverwrites(
+      this.#store,
+      (key) => key.startsWith(`${this.#prefix}leader `),
+      (key, previous, value) => this.#history.overwrites.push({ at: this.#clock.now(), key: key.slice(this.#prefix.length), previous, value }),
+    );
     const record = options.recordOperations ?? true;
     this.#faults = new FaultInjector({
       clock: this.#clock,
@@ -190,7 +198,12 @@ class Simulation {
         return undefined;
       }
       case 'keyUnavailable':
-        faults.keyUnavailable(keySelector(this.#prefix, step.keys), { forMs: step.forMs, stallMs: step.stallMs ?? 0, ...scope(step.node) });
+        faults.keyUnavailable(keySelector(this.#prefix, step.keys), {
+          forMs: step.forMs,
+          stallMs: step.stallMs ?? 0,
+          ...(step.hang === true && { hang: true }),
+          ...scope(step.node),
+        });
         return undefined;
       case 'storeOutage':
         faults.storeOutage({ forMs: step.forMs, stallMs: step.stallMs ?? 0, ...scope(step.node) });
@@ -238,7 +251,7 @@ class Simulation {
     const mutation = this.#options.mutation;
     let roster: SimNode | undefined;
     const context: MutationContext = { id, clock: gate.clock, prefix: this.#prefix, intervalMs, timeoutMs, window: this.#window, role: () => roster?.role };
-    let kv: KV = meterKV(this.#faults.view(this.#store, id), clock, (cost) => this.#costs.push({ ...cost, node: id, role: roster?.role }));
+    let kv: KV = meterKV(this.#faults.view(this.#shared, id), clock, (cost) => this.#costs.push({ ...cost, node: id, role: roster?.role }));
     if (mutation?.wrapKV) kv = mutation.wrapKV(kv, context);
     kv = gate.wrap(recordIssues(kv, (op, key, value) => this.#issued(incarnation, op, key, value)));
     roster = createNode({ kv, cluster: SIM_NAMESPACE.cluster, env: SIM_NAMESPACE.env, id, intervalMs, timeoutMs, observer, nonceWindow: this.#window, clock: gate.clock });

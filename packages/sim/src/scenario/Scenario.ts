@@ -37,8 +37,11 @@ export type Action =
   | { readonly do: 'restart'; readonly node: NodeId }
   /** Freezes the node as a long GC pause would: its timers and store replies wait until it resumes. */
   | { readonly do: 'pause'; readonly node: NodeId; readonly forMs: number }
-  /** Makes keys unavailable (`KeyUnavailableError`), optionally after a stall. */
-  | ({ readonly do: 'keyUnavailable'; readonly keys: KeyRef; readonly forMs: number; readonly stallMs?: number } & NodeScope)
+  /**
+   * Makes keys unavailable (`KeyUnavailableError`), optionally after a stall; with `hang`, their
+   * operations hang until the caller gives up, as on a frozen or freshly dead Redis Cluster shard.
+   */
+  | ({ readonly do: 'keyUnavailable'; readonly keys: KeyRef; readonly forMs: number; readonly stallMs?: number; readonly hang?: boolean } & NodeScope)
   /** Takes the whole store away (`StoreUnavailableError`), optionally after a stall. */
   | ({ readonly do: 'storeOutage'; readonly forMs: number; readonly stallMs?: number } & NodeScope)
   /** Fails operations at random, before applying them or after (a lost reply). */

@@ -103,7 +103,9 @@ function draftArbitrary(maxNodes: number, views: Views, kinds: readonly ActionKi
   const stall = fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: permille(1) });
   const nonce = fc.oneof(fc.constant('*'), fc.nat(3).map(String));
   const keyRef = fc.oneof(
-    fc.tuple(fc.constantFrom('leader', 'join'), nonce).map(([k, n]) => (_: Ix) => `${k} ${n}`),
+    // The era key too: a candidate that cannot read it (nor the leader's nonce) claims an era that
+    // is already held, and the nonce decides between the two leaderships of that era.
+    fc.tuple(fc.constantFrom('leader', 'join', 'era'), nonce).map(([k, n]) => (_: Ix) => `${k} ${n}`),
     fc.tuple(node, nonce).map(([i, n]) => (ix: Ix) => `id/${ix(i)} ${n}`),
   );
   const byKind: Record<ActionKind, fc.Arbitrary<Draft['make']>> = {

@@ -66,6 +66,7 @@ function checkStep(step: Step, field: string): void {
       node(step.node, true);
       if (!count(step.forMs)) bad('forMs', step.forMs, 'a non-negative integer');
       if (step.stallMs !== undefined && !count(step.stallMs)) bad('stallMs', step.stallMs, 'a non-negative integer');
+      if (step.hang !== undefined && typeof step.hang !== 'boolean') bad('hang', step.hang, 'a boolean');
       return;
     case 'storeOutage':
       node(step.node, true);

@@ -34,7 +34,7 @@ export function formatStep(step: Step): string {
     case 'pause':
       return `pause ${step.node} for ${step.forMs} ms`;
     case 'keyUnavailable':
-      return `keyUnavailable ${step.keys}${scope} for ${step.forMs} ms${stall(step.stallMs)}`;
+      return `keyUnavailable ${step.keys}${scope} for ${step.forMs} ms${step.hang === true ? ', hanging' : stall(step.stallMs)}`;
     case 'storeOutage':
       return `storeOutage${scope} for ${step.forMs} ms${stall(step.stallMs)}`;
     case 'failures':

@@ -2,18 +2,18 @@ import { ConfigError } from '@roster/kv-adapter';
 import { type KeySelector } from '@roster/kv-adapter/testing';
 import type { KeyRef } from './Scenario.js';
 
-/** A parsed {@link KeyRef}: the simple key (`leader`, `join`, `id/<node>`) and a nonce or every nonce. */
+/** A parsed {@link KeyRef}: the simple key (`leader`, `join`, `era`, `id/<node>`) and a nonce or every nonce. */
 export interface ParsedKeyRef {
   readonly name: string;
   readonly nonce: number | '*';
 }
 
-const REF = /^(leader|join|id\/[A-Za-z0-9._@-]{1,128}) (\*|0|[1-9]\d{0,3})$/;
+const REF = /^(leader|join|era|id\/[A-Za-z0-9._@-]{1,128}) (\*|0|[1-9]\d{0,3})$/;
 
-/** Parses `"leader 0"`, `"join *"`, `"id/n2 1"`; throws {@link ConfigError} for anything else. */
+/** Parses `"leader 0"`, `"join *"`, `"era 0"`, `"id/n2 1"`; throws {@link ConfigError} for anything else. */
 export function parseKeyRef(ref: KeyRef): ParsedKeyRef {
   const m = REF.exec(ref);
-  if (!m) throw new ConfigError('keys', ref, 'Expected a key like "leader 0", "join *" or "id/n2 1"');
+  if (!m) throw new ConfigError('keys', ref, 'Expected a key like "leader 0", "join *", "era 0" or "id/n2 1"');
   return { name: m[1]!, nonce: m[2] === '*' ? '*' : Number(m[2]) };
 }
 

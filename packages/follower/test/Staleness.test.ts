@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import type { Broadcast } from '../src/broadcast.js';
+import { Staleness } from '../src/Staleness.js';
+
+const T = 5000;
+const I = 1000;
+const b = (version: number, more: Partial<Broadcast> = {}): Broadcast => ({
+  era: 2,
+  nonce: 0,
+  version,
+  id: 'n1',
+  members: [{ id: 'n1', weight: 1 }],
+  ...more,
+});
+
+describe('Staleness', () => {
+  it('a version unchanged for T makes the follower stale, a new version resets it', () => {
+    const s = new Staleness(0);
+    expect(s.observe(b(1), 100)).toBe(true);
+    expect(s.observe(b(1), 2000)).toBe(false);
+    expect(s.isStale(100 + T - 1, T)).toBe(false);
+    expect(s.isStale(100 + T, T)).toBe(true);
+
+    expect(s.observe(b(2), 5500)).toBe(true);
+    expect(s.isStale(5500 + T - 1, T)).toBe(false);
+    expect(s.staleAt(T)).toBe(5500 + T);
+  });
+
+  it('counts from the completion of the read that first saw the change', () => {
+    const s = new Staleness(0);
+    s.observe(b(1), 0);
+    // The read that saw version 2 started at 900 but completed at 1400: stillness counts from 1400.
+    s.sawRead(900, 1400, 2 * I);
+    s.observe(b(2), 1400);
+    expect(s.isStale(900 + T, T)).toBe(false);
+    expect(s.isStale(1400 + T, T)).toBe(true);
+  });
+
+  it('nothing seen at all goes stale T after the start', () => {
+    const s = new Staleness(1000);
+    expect(s.tracked).toBeUndefined();
+    expect(s.observe(undefined, 3000)).toBe(false);
+    expect(s.isStale(1000 + T - 1, T)).toBe(false);
+    expect(s.isStale(1000 + T, T)).toBe(true);
+  });
+
+  it('another leadership is a change even at the same version; losing sight of the broadcast is a change too', () => {
+    const s = new Staleness(0);
+    s.observe(b(4), 0);
+    expect(s.observe(b(4, { era: 3 }), 10)).toBe(true);
+    expect(s.observe(b(4, { era: 3, nonce: 1 }), 20)).toBe(true);
+    expect(s.observe(b(4, { era: 3, nonce: 1, id: 'n2' }), 30)).toBe(true);
+    expect(s.tracked).toEqual(b(4, { era: 3, nonce: 1, id: 'n2' }));
+    expect(s.observe(undefined, 40)).toBe(true);
+    expect(s.tracked).toBeUndefined();
+    expect(s.staleAt(T)).toBe(40 + T);
+  });
+
+  it('the same leadership at the same version is no change, whatever its member list', () => {
+    const s = new Staleness(0);
+    s.observe(b(4), 0);
+    expect(s.observe(b(4, { members: [] }), 10)).toBe(false);
+    expect(s.staleAt(T)).toBe(T);
+  });
+
+  it('a goodbye is stale at once: its leader has already stopped leading', () => {
+    const s = new Staleness(0);
+    s.observe(b(7, { members: [] }), 300);
+    expect(s.isStale(300, T)).toBe(true);
+    expect(s.staleAt(T)).toBe(300);
+  });
+
+  it('read-gap rule: after reads more than the gap apart, stillness restarts at the later read', () => {
+    const s = new Staleness(0);
+    s.observe(b(1), 50);
+    s.sawRead(0, 50, 2 * I);
+    s.sawRead(1000, 1050, 2 * I);
+    // The process was paused from 1000 to 9000: what changed meanwhile went unseen.
+    s.sawRead(9000, 9040, 2 * I);
+    expect(s.isStale(9040 + T - 1, T)).toBe(false);
+    expect(s.isStale(9040 + T, T)).toBe(true);
+    expect(s.staleAt(T)).toBe(9040 + T);
+  });
+
+  it('read-gap rule: reads at most the gap apart keep the stillness counted so far', () => {
+    const s = new Staleness(0);
+    s.observe(b(1), 50);
+    for (let at = 0; at <= 6000; at += 2 * I) s.sawRead(at, at + 40, 2 * I);
+    expect(s.isStale(50 + T, T)).toBe(true);
+  });
+
+  it('the first read never counts as a gap', () => {
+    const s = new Staleness(0);
+    s.observe(b(1), 0);
+    s.sawRead(60_000, 60_010, 2 * I);
+    expect(s.isStale(T, T)).toBe(true);
+  });
+
+  it('a gap never moves the stillness clock back to an earlier change', () => {
+    const s = new Staleness(0);
+    s.sawRead(0, 10, 2 * I);
+    s.observe(b(1), 8000);
+    s.sawRead(7000, 7100, 2 * I);
+    expect(s.staleAt(T)).toBe(8000 + T);
+  });
+
+  it('a clone tracks on its own from where the original was', () => {
+    const s = new Staleness(0);
+    s.observe(b(1), 100);
+    s.sawRead(0, 100, 2 * I);
+    const copy = s.clone();
+    expect(copy.tracked).toEqual(b(1));
+    expect(copy.staleAt(T)).toBe(100 + T);
+    copy.observe(b(2), 3000);
+    expect(copy.staleAt(T)).toBe(3000 + T);
+    expect(s.staleAt(T)).toBe(100 + T);
+    // The clone keeps the read history: a gap since the original's last read counts.
+    copy.sawRead(9000, 9100, 2 * I);
+    expect(copy.staleAt(T)).toBe(9100 + T);
+  });
+});
