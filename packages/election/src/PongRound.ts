@@ -37,8 +37,7 @@ export class PongRound {
   add(member: RoundMember): void {
     if (this.#members.has(member)) return;
     this.#members.set(member, undefined);
-    const timer = this.#clock.setTimer(() => this.#run(member), 0);
-    void timer;
+    this.#clock.setTimer(() => this.#run(member), 0);
     if (this.#timer === undefined) {
       this.#next = this.#clock.now() + this.#intervalMs;
       this.#timer = this.#clock.setTimer(() => this.#beat(), this.#intervalMs);

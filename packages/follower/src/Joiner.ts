@@ -1,4 +1,4 @@
-import { KeyUnavailableError, RosterError, withDeadline, type Clock, type CompoundKey, type KV } from '@roster/kv-adapter';
+import { RosterError, withDeadline, writeMoving, type Clock, type CompoundKey, type KV } from '@roster/kv-adapter';
 import { formatMember, type Member } from './ids.js';
 
 /**
@@ -47,11 +47,11 @@ export class Joiner {
     let last: unknown;
     for (let attempt = 0; attempt < this.#key.window; attempt++) {
       try {
-        await withDeadline(this.#clock, this.#opTimeoutMs, 'join append', this.#kv.append(this.#key.current, this.#token));
+        await writeMoving(this.#key, (k) => withDeadline(this.#clock, this.#opTimeoutMs, 'join append', this.#kv.append(k, this.#token)));
         this.#lastAppendAt = this.#clock.now();
         return;
       } catch (error) {
-        if (!KeyUnavailableError.is(error) && !RosterError.is(error, 'KV_VALUE_TOO_LARGE')) throw error;
+        if (!RosterError.is(error, 'KV_VALUE_TOO_LARGE')) throw error;
         last = error;
         this.#key.advance();
       }

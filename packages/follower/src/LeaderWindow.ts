@@ -1,12 +1,14 @@
 import { readWindow, withDeadline, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
 import {
   bestBroadcast,
+  compareLeadership,
   formatBroadcast,
   listEpoch,
   MAX_HEADER_BYTES,
   parseBroadcast,
   parseHeader,
   sameLeadership,
+  supersedes,
   type Broadcast,
   type BroadcastHeader,
 } from './broadcast.js';
@@ -197,17 +199,20 @@ export class LeaderWindow {
       }
     };
     await Promise.all(nonces.map((nonce) => look(nonce, want)));
-    // Of the values known only by their header, read the best one whole.
+    // Of the values known only by their header, read the best one whole; when it turns out not to
+    // be a broadcast (garbage whose start looks like a header), the next best, and so on.
     const order = (h: BroadcastHeader): Broadcast => ({ ...h, members: [] });
-    const ranked = bestBroadcast([...broadcastsOf(slots), ...pending.map((p) => order(p.header))]);
-    const fetch = pending.find((p) => ranked && sameLeadership(order(p.header), ranked) && p.header.version === ranked.version);
-    if (fetch) {
+    pending.sort((x, y) => compareLeadership(order(x.header), order(y.header)) || y.header.version - x.header.version);
+    for (const p of pending) {
+      const best = bestBroadcast(broadcastsOf(slots));
+      if (best && !supersedes(order(p.header), best)) break;
       try {
-        const value = await withDeadline(clock, timeoutMs, 'leader key read', kv.get(key.at(fetch.nonce), { signal }));
-        slots[fetch.nonce] = value === null ? { nonce: fetch.nonce, state: 'empty' } : this.#parse(fetch.nonce, value);
+        const value = await withDeadline(clock, timeoutMs, 'leader key read', kv.get(key.at(p.nonce), { signal }));
+        slots[p.nonce] = value === null ? { nonce: p.nonce, state: 'empty' } : this.#parse(p.nonce, value);
       } catch (error) {
-        slots[fetch.nonce] = { nonce: fetch.nonce, state: 'unavailable', error };
+        slots[p.nonce] = { nonce: p.nonce, state: 'unavailable', error };
       }
+      if (slots[p.nonce]!.state === 'broadcast') break;
     }
     return { slots, reachable };
   }

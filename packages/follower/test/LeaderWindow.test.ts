@@ -178,6 +178,18 @@ describe('LeaderWindow.poll', () => {
     expect(garbage.length).toBeGreaterThan(0);
   });
 
+  it('garbage whose start reads as a better header does not hide the broadcast behind it', async () => {
+    const { store, window, clock, garbage } = setup();
+    await store.set('leader 0', '2 0 0 n2 n2');
+    await window.poll();
+    await store.set('leader 0', '2 0 1000 n2 n1 n2');
+    await store.set('leader 1', '3 0 1 ghost ghost ');
+    await clock.advance(2 * I);
+    const read = await window.poll();
+    expect(read.best).toMatchObject({ era: 2, version: 1000, id: 'n2' });
+    expect(garbage).toContain('3 0 1 ghost ghost ');
+  });
+
   it('scans at least every scanEveryMs even while the Version moves', async () => {
     const { store, window, clock } = setup();
     const leader = publisher(store, { era: 1, nonce: 0, version: 0, id: 'node-0', members: members(20) });
