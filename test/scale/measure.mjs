@@ -114,7 +114,12 @@ async function main() {
     await on('ready', workers.length);
     const startedAt = now();
     for (const w of workers) w.send({ type: 'start' });
+    const progress = setInterval(() => {
+      const done = events.filter((e) => e.type === 'converged').length;
+      console.error(`… ${Math.round(now() - startedAt)} ms: the leader lists ${leader.members.list.length} of ${n}; ${done} of ${workers.length} processes converged`);
+    }, 10 * intervalMs);
     const converged = await on('converged', workers.length);
+    clearInterval(progress);
     while (leader.members.list.length < n) await sleep(10);
     const convergeMs = Math.max(...converged.map((e) => e.at)) - startedAt;
 
