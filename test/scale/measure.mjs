@@ -55,6 +55,8 @@ async function worker() {
       process.exit(0);
     }
   });
+  // The parent gone (killed, timed out): so are we.
+  process.on('disconnect', () => process.exit(0));
   process.send({ type: 'ready' });
 }
 
@@ -78,6 +80,12 @@ async function main() {
   const admin = new Redis(port, '127.0.0.1', { lazyConnect: true });
   admin.on('error', () => undefined);
   const workers = [];
+  // Stopped from outside (a timeout): take the redis-server and the workers down too.
+  process.once('SIGTERM', () => {
+    for (const w of workers) w.kill();
+    server.kill('SIGTERM');
+    process.exit(143);
+  });
   try {
     for (let i = 0; i < 50; i++) {
       try {
