@@ -19,7 +19,7 @@ const ENV = 'dev';
 function minimalRule(key: string, env: string): string[] {
   return [
     'on', `>${PASSWORD}`, 'resetkeys', `~roster/${key}/${env}/*`, 'resetchannels', '-@all',
-    '+get', '+set', '+del', '+getdel', '+eval', '+evalsha', '+time', '+strlen', '+append', '+info', '+cluster|slots',
+    '+get', '+set', '+del', '+getdel', '+getrange', '+eval', '+evalsha', '+time', '+strlen', '+append', '+info', '+cluster|slots',
   ];
 }
 

@@ -31,10 +31,14 @@ export class Following {
     this.pongBase = clock.now();
   }
 
-  /** Reads the leader window; `others` (a candidate's) also learns whether the reader was looking. */
-  async read(others?: Staleness): Promise<LeaderWindowRead> {
+  /**
+   * Reads the leader window; `others` (a candidate's) also learns whether the reader was looking.
+   * A follower `poll`s instead: one header at the nonce where the leader was last found, the whole
+   * window only when needed (see `LeaderWindow.poll`).
+   */
+  async read(others?: Staleness, mode: 'read' | 'poll' = 'read'): Promise<LeaderWindowRead> {
     this.#stats.count('leader.read');
-    const read = await this.#window.read();
+    const read = mode === 'poll' ? await this.#window.poll() : await this.#window.read();
     this.readEwma = ewma(this.readEwma, read.at - read.startedAt);
     // Reads come every interval; a longer gap means we were not looking (see Staleness.sawRead).
     const maxGap = 2 * this.#intervalMs;

@@ -1,4 +1,4 @@
-import { RosterKeys, formatBroadcast, formatMember, isGoodbye, parseBroadcast, sameLeadership, type Broadcast, type LeaderWindowRead, type Member } from '@roster/follower';
+import { RosterKeys, formatBroadcast, formatMember, isGoodbye, nextVersion, parseBroadcast, sameLeadership, sameMembers, type Broadcast, type LeaderWindowRead, type Member } from '@roster/follower';
 import { LocalDeadline, isKeyFailure, withDeadline, type CompoundKey } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import { LeadershipLostError } from './errors.js';
@@ -6,6 +6,7 @@ import type { LeadershipLossReason } from './events.js';
 import { JoinPoller } from './JoinPoller.js';
 import { Membership } from './Membership.js';
 import type { NodeStats } from './NodeStats.js';
+import { PongRound } from './PongRound.js';
 import { PongWorker } from './PongWorker.js';
 
 /** Options of {@link LeaderRole}. */
@@ -61,6 +62,10 @@ export class LeaderRole {
   readonly #membership: Membership;
   readonly #poller: JoinPoller;
   readonly #workers = new Map<string, PongWorker>();
+  /** The beat the PONG workers share, so that their commands of one interval leave together. */
+  readonly #round: PongRound;
+  /** Each follower's PING → PONG round trip, as it reported it in its last PING (seed 001). */
+  readonly #latencies = new Map<string, number>();
   readonly #joiners: Member[] = [];
   readonly #leavers = new Set<string>();
   readonly #lease: LocalDeadline;
@@ -78,6 +83,7 @@ export class LeaderRole {
   constructor(options: LeaderRoleOptions) {
     const { config, keys, stats } = options;
     const { clock, kv, logger, intervalMs, operationTimeoutMs, renewDeadlineMs } = config;
+    this.#round = new PongRound({ clock, intervalMs, logger });
     this.#o = options;
     this.#me = options.claim;
     this.#raw = options.raw;
@@ -161,7 +167,9 @@ export class LeaderRole {
     for (const id of this.#leavers) this.#membership.remove(id);
     this.#leavers.clear();
     this.#membership.dropSilent(now, timeoutMs);
-    const next: Broadcast = { ...this.#me, version: this.#me.version + 1, members: this.#membership.list() };
+    const members = this.#membership.list();
+    // The Version jumps to the next list epoch when the list changed, so a follower's header poll sees it.
+    const next: Broadcast = { ...this.#me, version: nextVersion(this.#me.version, !sameMembers(this.#me.members, members)), members };
     const raw = formatBroadcast(next);
     for (let attempt = 0; attempt < key.window; attempt++) {
       const slot = read.slots[key.nonce];
@@ -248,6 +256,7 @@ export class LeaderRole {
       if (ids.has(id)) continue;
       void worker.stop();
       this.#workers.delete(id);
+      this.#latencies.delete(id);
     }
     for (const id of ids) {
       if (this.#workers.has(id)) continue;
@@ -259,8 +268,10 @@ export class LeaderRole {
         intervalMs,
         timeoutMs,
         opTimeoutMs: operationTimeoutMs,
-        onPing: () => {
+        round: this.#round,
+        onPing: (rttMs) => {
           this.#o.stats.count('pong');
+          if (rttMs !== undefined) this.#latencies.set(id, rttMs);
           this.#membership.pinged(id, clock.now());
         },
         onLeave: () => {

@@ -10,6 +10,8 @@ export class NodeView {
   readonly #updates: UpdateStream<RosterUpdate>;
   #leader: LeaderInfo | undefined;
   #members: { version: number; list: readonly Member[] } = { version: 0, list: [] };
+  /** The broadcast member array `#members` was built from. */
+  #membersSource: readonly Member[] | undefined;
 
   constructor(logger: Logger) {
     this.#updates = new UpdateStream<RosterUpdate>(logger);
@@ -61,6 +63,12 @@ export class NodeView {
   }
 
   setMembers(b: Pick<Broadcast, 'version' | 'members'>): void {
+    // A poll that saw only the Version move hands back the same member array: nothing to compare.
+    if (b.members === this.#membersSource) {
+      this.#members = { version: b.version, list: this.#members.list };
+      return;
+    }
+    this.#membersSource = b.members;
     const list = [...b.members].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
     const prev = this.#members.list;
     const same = prev.length === list.length && prev.every((m, i) => m.id === list[i]?.id && m.weight === list[i]?.weight);

@@ -73,7 +73,17 @@ export class RosterNode implements RosterNodeApi {
     this.#phase = { role: config.observer ? 'observer' : 'follower' };
     this.#leaderKey = this.#keys.leader();
     const onGarbage = (): void => this.#stats.count('garbage');
-    const window = new LeaderWindow({ kv, key: this.#keys.leader(), clock, logger, timeoutMs: operationTimeoutMs, onGarbage });
+    // Followers poll one nonce's header; the whole window when the Version went still, or every 5T.
+    const window = new LeaderWindow({
+      kv,
+      key: this.#keys.leader(),
+      clock,
+      logger,
+      timeoutMs: operationTimeoutMs,
+      stillMs: 1.5 * intervalMs,
+      scanEveryMs: 5 * config.timeoutMs,
+      onGarbage,
+    });
     this.#f = new Following(window, clock, intervalMs, this.#stats);
     this.#pinger = new Pinger({ kv, key: this.#keys.idKey(this.id), clock, opTimeoutMs: operationTimeoutMs });
     this.#joiner = new Joiner({ kv, key: this.#keys.join(), clock, self: { id: this.id, weight: config.weight }, opTimeoutMs: operationTimeoutMs });
@@ -176,7 +186,7 @@ export class RosterNode implements RosterNodeApi {
 
   /** Follower: read the broadcast, follow it, stand when {@link Following.standReason} says so, or join. */
   async #followerStep(): Promise<void> {
-    const read = await this.#f.read();
+    const read = await this.#f.read(undefined, 'poll');
     if (this.role !== 'follower' && this.role !== 'observer') return;
     this.#absorb(read);
     this.#scheduleStaleCheck();

@@ -28,6 +28,8 @@ export async function probeAccess(kv: KV, key: string, options: { signal?: Abort
     if (kv.capabilities.compareAndSet) await kv.compareAndSet(key, null, 'probe', { ...op, ttlMs: PROBE_TTL_MS });
     await kv.set(key, 'probe', { ...op, ttlMs: PROBE_TTL_MS });
     await kv.append(key, '.', op);
+    await kv.getRange(key, 0, 15, op);
+    await kv.exchange(key, 'probe', op);
     await kv.get(key, op);
     await kv.take(key, op);
     await kv.delete(key, op);
