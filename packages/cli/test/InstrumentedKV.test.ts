@@ -14,6 +14,7 @@ class RecordingMetrics implements RosterMetrics {
   members = noopMetrics.members;
   election = noopMetrics.election;
   malformedValues = noopMetrics.malformedValues;
+  memberLatencies = noopMetrics.memberLatencies;
   storeOperation(operation: StoreOperation, seconds: number, error: StoreErrorKind | undefined): void {
     this.operations.push({ operation, ms: Math.round(seconds * 1000), error });
   }

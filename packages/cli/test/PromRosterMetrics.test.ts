@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { PromRosterMetrics } from '../src/metrics/PromRosterMetrics.js';
+import { MAX_MEMBER_SERIES, PromRosterMetrics } from '../src/metrics/PromRosterMetrics.js';
 
 /** The value of one sample line, e.g. `roster_elections_total{outcome="won"}`. */
 function sample(text: string, series: string): number | undefined {
@@ -19,6 +19,8 @@ describe('PromRosterMetrics', () => {
       'roster_fencing_token',
       'roster_is_leader',
       'roster_leader_changes_total',
+      'roster_member_latency_omitted',
+      'roster_member_ping_round_trip_seconds',
       'roster_members',
       'roster_membership_version',
       'roster_nonce_moves_total',
@@ -72,5 +74,20 @@ describe('PromRosterMetrics', () => {
     expect(sample(text, 'roster_nonce_moves_total{key="leader",node="a"}')).toBe(1);
     expect(sample(text, 'roster_nonce_moves_total{key="id",node="a"}')).toBe(0);
     expect(sample(text, 'roster_ping_pong_round_trip_seconds_bucket{le="0.1",node="a"}')).toBe(0);
+  });
+
+  it('exports each member’s reported latency at the leader, at most MAX_MEMBER_SERIES of them, and counts the rest', async () => {
+    const metrics = new PromRosterMetrics();
+    metrics.memberLatencies(new Map([['b', 12], ['a', 250]]));
+    let text = await metrics.registry.metrics();
+    expect(sample(text, 'roster_member_ping_round_trip_seconds{member="a"}')).toBe(0.25);
+    expect(sample(text, 'roster_member_ping_round_trip_seconds{member="b"}')).toBe(0.012);
+    expect(sample(text, 'roster_member_latency_omitted')).toBe(0);
+    const many = new Map(Array.from({ length: MAX_MEMBER_SERIES + 20 }, (_, i) => [`m${String(i).padStart(4, '0')}`, i] as const));
+    metrics.memberLatencies(many);
+    text = await metrics.registry.metrics();
+    expect(text.split('\n').filter((l) => l.startsWith('roster_member_ping_round_trip_seconds{')).length).toBe(MAX_MEMBER_SERIES);
+    expect(sample(text, 'roster_member_ping_round_trip_seconds{member="a"}')).toBeUndefined(); // a member gone loses its series
+    expect(sample(text, 'roster_member_latency_omitted')).toBe(20);
   });
 });

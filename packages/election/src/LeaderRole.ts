@@ -66,6 +66,11 @@ export class LeaderRole {
   readonly #round: PongRound;
   /** Each follower's PING → PONG round trip, as it reported it in its last PING (seed 001). */
   readonly #latencies = new Map<string, number>();
+
+  /** Each follower's reported PING → PONG round trip (ms), by id. */
+  get latencies(): ReadonlyMap<string, number> {
+    return this.#latencies;
+  }
   readonly #joiners: Member[] = [];
   readonly #leavers = new Set<string>();
   readonly #lease: LocalDeadline;

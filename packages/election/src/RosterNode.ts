@@ -114,6 +114,10 @@ export class RosterNode implements RosterNodeApi {
   get leadership(): AbortSignal | undefined {
     return this.#phase.role === 'leader' ? this.#phase.lead.signal : undefined;
   }
+  latencies(): ReadonlyMap<string, number> {
+    return this.#phase.role === 'leader' ? this.#phase.lead.latencies : new Map();
+  }
+
   get latency(): { readonly windowReadMs: number | undefined; readonly pongRoundTripMs: number | undefined } {
     return { windowReadMs: this.#f.readEwma, pongRoundTripMs: this.#f.rttEwma };
   }

@@ -32,6 +32,12 @@ export interface RosterNode extends AsyncDisposable {
    * round trip (followers only); `undefined` until measured.
    */
   readonly latency: { readonly windowReadMs: number | undefined; readonly pongRoundTripMs: number | undefined };
+  /**
+   * At the leader, every follower's PING → PONG round trip in ms, as the follower measured it and
+   * reported it in its last PING (seed 001's latency sensor, gathered where the group is seen
+   * whole); an empty map on any other node. Members that never reported one are absent.
+   */
+  latencies(): ReadonlyMap<string, number>;
   /** Counters of what the node did: KV reads and writes by purpose, garbage seen, elections. */
   readonly stats: Readonly<Record<string, number>>;
   /**

@@ -27,6 +27,23 @@ describe('election on MemoryKV and the virtual clock', () => {
     await c.stopAll();
   });
 
+  it('the leader holds every follower’s PING → PONG round trip as the follower reported it (seed 001)', async () => {
+    const c = new Cluster();
+    await c.start('n1', 'n2', 'n3');
+    await c.until(() => c.converged(), 20 * T, 'convergence');
+    const leader = c.leaders()[0]!;
+    const followers = c.live().filter((n) => n !== leader);
+    await c.until(() => leader.latencies().size === followers.length, 10 * T, 'latencies reported');
+    for (const f of followers) {
+      const reported = leader.latencies().get(f.id);
+      expect(reported).toBeGreaterThanOrEqual(0);
+      expect(reported).toBeLessThanOrEqual(2 * I + 1); // a PONG is read at the follower's next PING
+    }
+    expect([...leader.latencies().keys()]).not.toContain(leader.id);
+    for (const f of followers) expect(f.latencies().size).toBe(0);
+    await c.stopAll();
+  });
+
   it('a node that joins a running cluster is listed on every node within 2 intervals of its admission', async () => {
     const c = new Cluster();
     await c.start('a', 'b', 'c');

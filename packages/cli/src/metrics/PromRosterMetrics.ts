@@ -9,6 +9,9 @@ const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2
 /** A PING → PONG round trip spans up to two intervals (the follower's and the leader's loops). */
 const ROUND_TRIP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** The most members whose latency the leader exports as a labelled series (bounded cardinality). */
+export const MAX_MEMBER_SERIES = 100;
+
 /** Options of {@link PromRosterMetrics}. */
 export interface PromRosterMetricsOptions {
   /** The registry to register the metrics in. @defaultValue a new `Registry` */
@@ -46,6 +49,8 @@ export class PromRosterMetrics implements RosterMetrics {
   readonly #duration: Histogram<'operation'>;
   readonly #roundTrip: Histogram;
   readonly #nonceMoves: Counter<'key'>;
+  readonly #memberLatency: Gauge<'member'>;
+  readonly #memberLatencyOmitted: Gauge;
   #lastLeader: { era: number; token: bigint } | undefined;
 
   constructor(options: PromRosterMetricsOptions = {}) {
@@ -100,6 +105,17 @@ export class PromRosterMetrics implements RosterMetrics {
       labelNames: ['key'],
       registers,
     });
+    this.#memberLatency = new Gauge({
+      name: 'roster_member_ping_round_trip_seconds',
+      help: `At the leader: each follower's last reported PING → PONG round trip, by member (the first ${MAX_MEMBER_SERIES} ids in order; see roster_member_latency_omitted).`,
+      labelNames: ['member'],
+      registers,
+    });
+    this.#memberLatencyOmitted = new Gauge({
+      name: 'roster_member_latency_omitted',
+      help: `At the leader: members whose latency is not exported as a series (beyond the first ${MAX_MEMBER_SERIES}).`,
+      registers,
+    });
     // Every series exists from the start, so that rate() and absent() behave before the first event.
     for (const role of ROLES) this.#role.set({ role }, 0);
     for (const outcome of ['won', 'lost'] satisfies ElectionOutcome[]) this.#elections.inc({ outcome }, 0);
@@ -146,5 +162,13 @@ export class PromRosterMetrics implements RosterMetrics {
 
   nonceMove(kind: KeyKind): void {
     this.#nonceMoves.inc({ key: kind });
+  }
+
+  memberLatencies(latencies: ReadonlyMap<string, number>): void {
+    // Bounded cardinality: at most MAX_MEMBER_SERIES member labels, the rest only counted.
+    const ids = [...latencies.keys()].sort();
+    this.#memberLatency.reset();
+    for (const id of ids.slice(0, MAX_MEMBER_SERIES)) this.#memberLatency.set({ member: id }, latencies.get(id)! / 1000);
+    this.#memberLatencyOmitted.set(Math.max(0, ids.length - MAX_MEMBER_SERIES));
   }
 }

@@ -46,6 +46,11 @@ export interface RosterMetrics {
   pingRoundTrip(seconds: number): void;
   /** The node wrote a compound key of `kind` at another nonce than its last write to it (the key had been unavailable). */
   nonceMove(kind: KeyKind): void;
+  /**
+   * At the leader: every follower's reported PING → PONG round trip in seconds, by member id (an
+   * empty map elsewhere). Replaces what was given before.
+   */
+  memberLatencies(latencies: ReadonlyMap<string, number>): void;
 }
 
 /** A {@link RosterMetrics} that records nothing: the default wherever metrics are optional. */
@@ -58,4 +63,5 @@ export const noopMetrics: RosterMetrics = Object.freeze({
   malformedValues() {},
   pingRoundTrip() {},
   nonceMove() {},
+  memberLatencies() {},
 });

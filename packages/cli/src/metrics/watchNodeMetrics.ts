@@ -8,7 +8,7 @@ const GARBAGE = 'garbage';
 /**
  * Feeds `metrics` from a node's public API: its role, leader and members as they change (with the
  * current ones at once), the outcome of each election it stands in, and, every `intervalMs` on
- * `clock`, the malformed values it counted. Returns the function that stops it.
+ * `clock`, the malformed values it counted and, at the leader, every member's reported latency. Returns the function that stops it.
  */
 export function watchNodeMetrics(node: RosterNode, metrics: RosterMetrics, clock: Clock, intervalMs: number): () => void {
   metrics.role(node.role);
@@ -36,6 +36,7 @@ export function watchNodeMetrics(node: RosterNode, metrics: RosterMetrics, clock
     const now = node.stats[GARBAGE] ?? 0;
     if (now > garbage) metrics.malformedValues(now - garbage);
     garbage = now;
+    metrics.memberLatencies(node.latencies());
     timer = clock.setTimer(poll, intervalMs);
   };
   poll();

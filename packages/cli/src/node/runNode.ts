@@ -207,8 +207,8 @@ function nodeStatus(options: NodeRunOptions, config: NodeSettings, store: string
     leader: leader ? { id: leader.id, era: leader.era, nonce: leader.nonce, token: String(leader.token) } : null,
     members: {
       version: node?.members.version ?? 0,
-      // A node measures only its own round trip.
-      list: node?.members.list.map((m) => ({ id: m.id, weight: m.weight, latencyMs: m.id === node.id ? ownLatency : null })) ?? [],
+      // The leader knows every follower's reported round trip; any other node only its own.
+      list: node?.members.list.map((m) => ({ id: m.id, weight: m.weight, latencyMs: m.id === node.id ? ownLatency : (node.latencies().get(m.id) ?? null) })) ?? [],
     },
     latency: { windowReadMs: node?.latency.windowReadMs ?? null, pongRoundTripMs: node?.latency.pongRoundTripMs ?? null },
     intervalMs: config.intervalMs,
