@@ -1,5 +1,6 @@
 import { Ticker, parseIdKeyValue } from '@roster/follower';
 import { withDeadline, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
+import type { PongRound } from './PongRound.js';
 
 /** Options of {@link PongWorker}. */
 export interface PongWorkerOptions {
@@ -11,84 +12,124 @@ export interface PongWorkerOptions {
   readonly intervalMs: number;
   readonly timeoutMs: number;
   readonly opTimeoutMs: number;
-  /** Called on each news: a fresh PING. */
-  readonly onPing: () => void;
+  /**
+   * The beat shared by all the leader's workers, so that their commands of one interval leave
+   * together. @defaultValue a timer of the worker's own
+   */
+  readonly round?: PongRound;
+  /** Called on each news: a fresh PING, with the round trip the follower reported in it, if any. */
+  readonly onPing: (rttMs?: number) => void;
   /** Called when the follower wrote `LEAVE`. */
   readonly onLeave: () => void;
 }
 
 /**
- * The leader's PONG worker for one follower (seed 003 §3–4): every interval it reads the
- * follower's id key, and when it finds a new `PING <seq>` it records the follower as alive and
- * answers `PONG <seq>` there. Each follower has its own worker, so one slow follower never delays
- * the others or the broadcast.
+ * The leader's PONG worker for one follower (seed 003 §3–4). Every interval it answers with one
+ * store command, `exchange(idKey, "PONG <seq>")` at the nonce where it last found the follower:
+ * the value it replaces is the news. A `PING` there that is not what this worker found before
+ * (its own PONG) is a fresh PING: the follower is alive. A `LEAVE` there means the follower left.
+ * Each follower has its own worker, so one slow follower never delays the others or the broadcast.
  *
- * The follower moves its id key to the next nonce when the key is unavailable; the worker reads
- * the nonce where it last found the follower and the next one (the whole window until its first
- * news, and again after T/2 without news), and follows it. News is a PING whose value changed
- * since the worker's previous read of that nonce, so leftovers of a dead follower never count.
+ * The follower moves its id key to the next nonce when the key is unavailable. When the worker
+ * has had no news for more than 1.5 intervals (or before its first), it also reads the other
+ * nonces of the window, and follows the follower to one whose PING changed since its previous
+ * read there. News needs a value this worker saw before at the same nonce, so what a dead
+ * follower, or an earlier run of the same id, left behind (old PINGs, a LEAVE) never counts.
  */
 export class PongWorker {
   readonly #o: PongWorkerOptions;
   readonly #key: CompoundKey;
-  readonly #ticker: Ticker;
-  /** What this worker last read at each nonce (`null`: nothing there). */
+  readonly #ticker: Ticker | undefined;
+  /** What this worker last found (read) or left (its PONG) at each nonce; `null`: nothing there. */
   readonly #seen = new Map<number, string | null>();
-  #lastNewsAt: number;
-  #scanAll = true;
+  #lastNewsAt: number | undefined;
+  /** The sequence number of the last PING found. */
+  #seq = 0;
+  #failed = false;
 
   constructor(options: PongWorkerOptions) {
     this.#o = options;
     this.#key = options.key;
-    this.#lastNewsAt = options.clock.now();
-    this.#ticker = new Ticker({ clock: options.clock, periodMs: options.intervalMs, logger: options.logger, name: 'pong-worker', step: () => this.step() });
+    this.#ticker = options.round
+      ? undefined
+      : new Ticker({ clock: options.clock, periodMs: options.intervalMs, logger: options.logger, name: 'pong-worker', step: () => this.step() });
   }
 
   /** Starts the worker, first round at once. */
   start(): void {
-    this.#ticker.start();
+    if (this.#o.round) this.#o.round.add(this);
+    else this.#ticker!.start();
   }
 
   /** Stops the worker; resolves when a round in progress has ended. */
   stop(): Promise<void> {
-    return this.#ticker.stop();
+    return this.#o.round ? this.#o.round.remove(this) : this.#ticker!.stop();
   }
 
-  /** One round: read, and PONG a new PING. */
+  /** One round: PONG where the follower was last found (and look elsewhere when it went quiet). */
   async step(): Promise<void> {
-    const { kv, clock, opTimeoutMs, timeoutMs } = this.#o;
+    const { clock, intervalMs } = this.#o;
     const window = this.#key.window;
-    const nonces = this.#scanAll || clock.now() - this.#lastNewsAt > timeoutMs / 2
-      ? Array.from({ length: window }, (_, n) => n)
-      : [...new Set([this.#key.nonce, (this.#key.nonce + 1) % window])];
-    const reads = await Promise.all(
-      nonces.map(async (nonce) => {
-        const value = await withDeadline(clock, opTimeoutMs, 'id key read', kv.get(this.#key.at(nonce))).catch(() => undefined);
-        return { nonce, value, parsed: value ? parseIdKeyValue(value) : undefined };
-      }),
-    );
-    // News is a value that changed since this worker last read the same nonce: what an earlier
-    // run of the same id, or a dead follower, left behind (a LEAVE, old PINGs) never counts.
-    const news = reads.filter((r) => r.value !== undefined && this.#seen.has(r.nonce) && this.#seen.get(r.nonce) !== r.value);
-    for (const r of reads) if (r.value !== undefined) this.#seen.set(r.nonce, r.value);
-    // A LEAVE counts where the follower was last found.
-    if (news.some((r) => r.parsed?.kind === 'leave' && r.nonce === this.#key.nonce)) {
+    const here = this.#key.nonce;
+    const quiet = this.#failed || this.#lastNewsAt === undefined || clock.now() - this.#lastNewsAt > 1.5 * intervalMs;
+    const others = quiet ? Array.from({ length: window }, (_, n) => n).filter((n) => n !== here) : [];
+    const [answered, ...reads] = await Promise.all([this.#pong(here), ...others.map((n) => this.#read(n))]);
+    this.#failed = answered === undefined;
+    if (answered === 'leave') {
       this.#o.onLeave();
       return;
     }
-    // A fresh PING, at the nonce in use first, then at the others in order.
-    const fresh = [...news]
-      .sort((a, b) => Number(b.nonce === this.#key.nonce) - Number(a.nonce === this.#key.nonce))
-      .find((r) => r.parsed?.kind === 'ping');
-    if (fresh?.parsed?.kind !== 'ping') return;
-    this.#scanAll = false;
-    this.#lastNewsAt = clock.now();
-    this.#key.moveTo(fresh.nonce);
-    this.#o.onPing();
-    const pong = `PONG ${fresh.parsed.seq}`;
-    await withDeadline(clock, opTimeoutMs, 'PONG', kv.set(this.#key.current, pong)).then(
-      () => this.#seen.set(fresh.nonce, pong),
-      () => undefined,
-    );
+    if (answered === 'ping') return;
+    // No PING where we PONG: a fresh PING at another nonce means the follower moved there.
+    const moved = reads.find((r) => r !== undefined);
+    if (moved === undefined) return;
+    this.#news(moved.seq, moved.rttMs);
+    this.#key.moveTo(moved.nonce);
+    await this.#pong(moved.nonce);
+  }
+
+  /**
+   * `exchange` at `nonce`: PONG, and learn what it replaced. Reports `'ping'` (a fresh PING,
+   * recorded), `'leave'`, `'none'`, or `undefined` when the store did not answer.
+   */
+  async #pong(nonce: number): Promise<'ping' | 'leave' | 'none' | undefined> {
+    const { kv, clock, opTimeoutMs } = this.#o;
+    const pong = `PONG ${this.#seq}`;
+    let previous: string | null;
+    try {
+      previous = await withDeadline(clock, opTimeoutMs, 'PONG', kv.exchange(this.#key.at(nonce), pong));
+    } catch {
+      return undefined;
+    }
+    const before = this.#seen.get(nonce);
+    this.#seen.set(nonce, pong);
+    if (before === undefined || previous === null || previous === before) return 'none';
+    const parsed = parseIdKeyValue(previous);
+    if (parsed?.kind === 'leave' && nonce === this.#key.nonce) return 'leave';
+    if (parsed?.kind !== 'ping') return 'none';
+    this.#news(parsed.seq, parsed.rttMs);
+    return 'ping';
+  }
+
+  /** A plain read of another nonce: the fresh PING it holds, if any. */
+  async #read(nonce: number): Promise<{ nonce: number; seq: number; rttMs: number | undefined } | undefined> {
+    const { kv, clock, opTimeoutMs } = this.#o;
+    let value: string | null;
+    try {
+      value = await withDeadline(clock, opTimeoutMs, 'id key read', kv.get(this.#key.at(nonce)));
+    } catch {
+      return undefined;
+    }
+    const before = this.#seen.get(nonce);
+    this.#seen.set(nonce, value);
+    if (before === undefined || value === null || value === before) return undefined;
+    const parsed = parseIdKeyValue(value);
+    return parsed?.kind === 'ping' ? { nonce, seq: parsed.seq, rttMs: parsed.rttMs } : undefined;
+  }
+
+  #news(seq: number, rttMs: number | undefined): void {
+    this.#seq = seq;
+    this.#lastNewsAt = this.#o.clock.now();
+    this.#o.onPing(rttMs);
   }
 }

@@ -1,4 +1,4 @@
-import { withDeadline, writeMoving, type Clock, type CompoundKey, type KV } from '@roster/kv-adapter';
+import { RosterError, withDeadline, writeMoving, type Clock, type CompoundKey, type KV } from '@roster/kv-adapter';
 import { formatMember, type Member } from './ids.js';
 
 /**
@@ -23,11 +23,6 @@ export class Joiner {
     this.#opTimeoutMs = options.opTimeoutMs;
   }
 
-  /** Local time of the last successful append, or `undefined`. */
-  get lastAppendAt(): number | undefined {
-    return this.#lastAppendAt;
-  }
-
   /** Forgets the last append, so that the next {@link due} check says yes. */
   reset(): void {
     this.#lastAppendAt = undefined;
@@ -38,9 +33,24 @@ export class Joiner {
     return this.#lastAppendAt === undefined || this.#clock.now() - this.#lastAppendAt >= retryMs;
   }
 
-  /** Appends this node's id to the join key. Rejects on store errors. */
+  /**
+   * Appends this node's id to the join key, at the next nonce when this one is unavailable or full
+   * (its value would grow past the store's size limit: thousands of ids appended within one
+   * interval). Rejects on store errors.
+   */
   async append(): Promise<void> {
-    await writeMoving(this.#key, (k) => withDeadline(this.#clock, this.#opTimeoutMs, 'join append', this.#kv.append(k, this.#token)));
-    this.#lastAppendAt = this.#clock.now();
+    let last: unknown;
+    for (let attempt = 0; attempt < this.#key.window; attempt++) {
+      try {
+        await writeMoving(this.#key, (k) => withDeadline(this.#clock, this.#opTimeoutMs, 'join append', this.#kv.append(k, this.#token)));
+        this.#lastAppendAt = this.#clock.now();
+        return;
+      } catch (error) {
+        if (!RosterError.is(error, 'KV_VALUE_TOO_LARGE')) throw error;
+        last = error;
+        this.#key.advance();
+      }
+    }
+    throw last;
   }
 }

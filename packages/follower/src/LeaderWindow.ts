@@ -1,5 +1,17 @@
-import { readWindow, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
-import { bestBroadcast, parseBroadcast, type Broadcast } from './broadcast.js';
+import { readWindow, withDeadline, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
+import {
+  bestBroadcast,
+  compareLeadership,
+  formatBroadcast,
+  listEpoch,
+  MAX_HEADER_BYTES,
+  parseBroadcast,
+  parseHeader,
+  sameLeadership,
+  supersedes,
+  type Broadcast,
+  type BroadcastHeader,
+} from './broadcast.js';
 
 /** One nonce of the leader key as read. */
 export type LeaderSlot =
@@ -8,9 +20,12 @@ export type LeaderSlot =
   | { readonly nonce: number; readonly state: 'garbage'; readonly raw: string; readonly reason: string }
   | { readonly nonce: number; readonly state: 'unavailable'; readonly error: unknown };
 
-/** The result of reading the whole leader-key window once. */
+/** The `error` of the nonces a {@link LeaderWindow.poll} did not read (they are `'unavailable'` to it). */
+export const NOT_READ = 'not read: this poll read one nonce';
+
+/** The result of reading the leader-key window once. */
 export interface LeaderWindowRead {
-  /** Every nonce of the window, in order. */
+  /** Every nonce of the window, in order (a poll marks those it did not read unavailable, with {@link NOT_READ}). */
   readonly slots: readonly LeaderSlot[];
   /** The valid broadcasts found. */
   readonly broadcasts: readonly Broadcast[];
@@ -22,6 +37,8 @@ export interface LeaderWindowRead {
   readonly startedAt: number;
   /** Local time at which the read completed. */
   readonly at: number;
+  /** True when every nonce of the window was looked at (a poll may read only their headers); false for a poll of one nonce. */
+  readonly scanned: boolean;
 }
 
 /** Options of {@link LeaderWindow}. */
@@ -32,17 +49,59 @@ export interface LeaderWindowOptions {
   readonly logger: Logger;
   /** Longest a window read may take before it counts as failed. */
   readonly timeoutMs: number;
+  /**
+   * {@link LeaderWindow.poll} scans the whole window when the Version it follows has been still for
+   * longer than this (so a claim made elsewhere is found within about this plus one poll).
+   * @defaultValue 0: every poll scans
+   */
+  readonly stillMs?: number;
+  /** {@link LeaderWindow.poll} scans the whole window at least this often. @defaultValue 0: every poll scans */
+  readonly scanEveryMs?: number;
   /** Called once for every value that does not parse as a broadcast. */
   readonly onGarbage?: (nonce: number, raw: string, reason: string) => void;
 }
 
+/** What a poll knows of the broadcast it follows. */
+interface Known {
+  readonly nonce: number;
+  readonly broadcast: Broadcast;
+  /** Bytes of its header `Era Nonce Version Id `. */
+  readonly headerBytes: number;
+  /** Local time at which its Version last moved. */
+  readonly movedAt: number;
+}
+
+/** Bytes read beyond the known header, so that a Version that gained digits still fits. */
+const HEADER_SLACK = 8;
+
+function broadcastsOf(slots: readonly LeaderSlot[]): Broadcast[] {
+  return slots.flatMap((s) => (s.state === 'broadcast' ? [s.broadcast] : []));
+}
+
+/** Bytes of a slot's header `Era Nonce Version Id `, from its broadcast (its raw value may be built lazily). */
+function headerBytesOf(slot: Extract<LeaderSlot, { state: 'broadcast' }>): number {
+  const b = slot.broadcast;
+  return Buffer.byteLength(`${b.era} ${b.nonce} ${b.version} ${b.id} `);
+}
+
 /**
- * Reads the leader key across its whole nonce window (seed 003 §1–2): a writer that moved to
- * another nonce is found there, unavailable nonces are skipped, and values that do not parse are
- * reported and ignored, never adopted.
+ * Reads the leader key (seed 003 §1–2), in two ways:
+ *
+ * - {@link read} reads every nonce of the window in parallel: a writer that moved to another nonce
+ *   is found there, unavailable nonces are skipped, and values that do not parse are reported and
+ *   ignored, never adopted. Candidates and leaders use it.
+ * - {@link poll} is a follower's cheap read: the first bytes of the one nonce where the best
+ *   broadcast was last found (`getRange`, the header `Era Nonce Version Id` and a few bytes), and
+ *   the whole value only when the leadership or the list epoch of its Version changed (see
+ *   `LIST_STRIDE`). It falls back to a full {@link read} when it knows no broadcast, when that
+ *   nonce is unavailable, empty or garbage, when the Version has been still for `stillMs`, and
+ *   every `scanEveryMs`.
  */
 export class LeaderWindow {
   readonly #o: LeaderWindowOptions;
+  #known: Known | undefined;
+  #scannedAt = Number.NEGATIVE_INFINITY;
+
   constructor(options: LeaderWindowOptions) {
     this.#o = options;
   }
@@ -61,20 +120,138 @@ export class LeaderWindow {
     const slots = raw.map((s): LeaderSlot => {
       if (!s.ok) return { nonce: s.nonce, state: 'unavailable', error: s.error };
       if (s.value === null) return { nonce: s.nonce, state: 'empty' };
-      const parsed = parseBroadcast(s.value);
-      if (parsed.ok) return { nonce: s.nonce, state: 'broadcast', raw: s.value, broadcast: parsed.broadcast };
-      this.#o.onGarbage?.(s.nonce, s.value, parsed.reason);
-      this.#o.logger.warn({ key: key.at(s.nonce), reason: parsed.reason }, 'ignoring a leader-key value that does not parse');
-      return { nonce: s.nonce, state: 'garbage', raw: s.value, reason: parsed.reason };
+      return this.#parse(s.nonce, s.value);
     });
     const broadcasts = slots.flatMap((s) => (s.state === 'broadcast' ? [s.broadcast] : []));
-    return {
-      slots,
-      broadcasts,
-      best: bestBroadcast(broadcasts),
-      reachable: slots.some((s) => s.state !== 'unavailable'),
-      startedAt,
-      at: clock.now(),
+    const best = bestBroadcast(broadcasts);
+    const at = clock.now();
+    this.#scannedAt = startedAt;
+    const found = slots.find((s): s is Extract<LeaderSlot, { state: 'broadcast' }> => s.state === 'broadcast' && s.broadcast === best);
+    this.#know(found && { nonce: found.nonce, broadcast: found.broadcast, headerBytes: headerBytesOf(found) }, at);
+    return { slots, broadcasts, best, reachable: slots.some((s) => s.state !== 'unavailable'), startedAt, at, scanned: true };
+  }
+
+  /**
+   * A follower's read: in steady state one `getRange` of the header at the nonce where the best
+   * broadcast was last found; a `get` of the whole value when its leadership or list epoch moved.
+   * When it knows no broadcast, when that nonce is unavailable, empty or garbage, when the Version
+   * has been still for `stillMs`, and every `scanEveryMs`, it scans the headers of every nonce
+   * (one `getRange` each) and reads whole only the best value, when its list is not the one it
+   * knows. Nonces whose value it did not read whole are reported unavailable ({@link NOT_READ}).
+   * Never rejects.
+   */
+  async poll(signal?: AbortSignal): Promise<LeaderWindowRead> {
+    const { key, clock } = this.#o;
+    const startedAt = clock.now();
+    const known = this.#known;
+    const stillMs = this.#o.stillMs ?? 0;
+    const scanEveryMs = this.#o.scanEveryMs ?? 0;
+    const scan = known === undefined || startedAt - this.#scannedAt >= scanEveryMs || startedAt - known.movedAt > stillMs;
+    const all = key.keys().map((_, n) => n);
+    let scanned = scan;
+    let read = await this.#heads(scan ? all : [known.nonce], signal);
+    if (!scan && read.slots[known.nonce]!.state !== 'broadcast') {
+      scanned = true;
+      read = await this.#heads(all, signal);
+    }
+    const { slots, reachable } = read;
+    const broadcasts = broadcastsOf(slots);
+    const best = bestBroadcast(broadcasts);
+    const at = clock.now();
+    const found = slots.find((s): s is Extract<LeaderSlot, { state: 'broadcast' }> => s.state === 'broadcast' && s.broadcast === best);
+    if (scanned) this.#scannedAt = startedAt;
+    if (found) this.#know({ nonce: found.nonce, broadcast: found.broadcast, headerBytes: headerBytesOf(found) }, at);
+    else if (scanned) this.#know(undefined, at);
+    return { slots, broadcasts, best, reachable, startedAt, at, scanned };
+  }
+
+  /**
+   * The slots of a poll: the header of each nonce in `nonces` (one `getRange` each, together),
+   * then the whole value of the best one whose list is not known (one `get`). Slots whose value
+   * was not read whole, and nonces not in `nonces`, are {@link NOT_READ}.
+   */
+  async #heads(nonces: readonly number[], signal: AbortSignal | undefined): Promise<{ slots: LeaderSlot[]; reachable: boolean }> {
+    const { kv, key, clock, timeoutMs } = this.#o;
+    const known = this.#known;
+    const slots: LeaderSlot[] = key.keys().map((_, nonce) => ({ nonce, state: 'unavailable', error: NOT_READ }));
+    const pending: { nonce: number; header: BroadcastHeader }[] = [];
+    let reachable = false;
+    const want = known === undefined ? MAX_HEADER_BYTES : known.headerBytes + HEADER_SLACK;
+    const look = async (nonce: number, bytes: number): Promise<void> => {
+      let head: string;
+      try {
+        head = await withDeadline(clock, timeoutMs, 'leader header read', kv.getRange(key.at(nonce), 0, bytes - 1, { signal }));
+      } catch (error) {
+        slots[nonce] = { nonce, state: 'unavailable', error };
+        return;
+      }
+      reachable = true;
+      if (head === '') slots[nonce] = { nonce, state: 'empty' };
+      else if (Buffer.byteLength(head) < bytes) slots[nonce] = this.#parse(nonce, head);
+      else {
+        const parsed = parseHeader(head);
+        const same = parsed && known && this.#sameList(known, parsed.header, nonce);
+        if (same) slots[nonce] = same;
+        else if (parsed) pending.push({ nonce, header: parsed.header });
+        // A header longer than the one we know (another leader's id): look again, wider.
+        else if (bytes < MAX_HEADER_BYTES) await look(nonce, MAX_HEADER_BYTES);
+        else slots[nonce] = this.#garbage(nonce, head, 'no broadcast header');
+      }
     };
+    await Promise.all(nonces.map((nonce) => look(nonce, want)));
+    // Of the values known only by their header, read the best one whole; when it turns out not to
+    // be a broadcast (garbage whose start looks like a header), the next best, and so on.
+    const order = (h: BroadcastHeader): Broadcast => ({ ...h, members: [] });
+    pending.sort((x, y) => compareLeadership(order(x.header), order(y.header)) || y.header.version - x.header.version);
+    for (const p of pending) {
+      const best = bestBroadcast(broadcastsOf(slots));
+      if (best && !supersedes(order(p.header), best)) break;
+      try {
+        const value = await withDeadline(clock, timeoutMs, 'leader key read', kv.get(key.at(p.nonce), { signal }));
+        slots[p.nonce] = value === null ? { nonce: p.nonce, state: 'empty' } : this.#parse(p.nonce, value);
+      } catch (error) {
+        slots[p.nonce] = { nonce: p.nonce, state: 'unavailable', error };
+      }
+      if (slots[p.nonce]!.state === 'broadcast') break;
+    }
+    return { slots, reachable };
+  }
+
+  /** The known broadcast at the Version of `h`, when `h` is a later Version of it in the same list epoch. */
+  #sameList(known: Known, h: BroadcastHeader, nonce: number): LeaderSlot | undefined {
+    const b = known.broadcast;
+    if (!sameLeadership(b, { ...h, members: [] }) || h.version < b.version || h.version === 0 || listEpoch(h.version) !== listEpoch(b.version)) return undefined;
+    const broadcast: Broadcast = h.version === b.version ? b : { ...b, version: h.version };
+    // The members did not change: the raw value is rebuilt only if someone asks for it.
+    return {
+      nonce,
+      state: 'broadcast',
+      broadcast,
+      get raw() {
+        return formatBroadcast(broadcast);
+      },
+    };
+  }
+
+  #know(next: Omit<Known, 'movedAt'> | undefined, at: number): void {
+    const prev = this.#known;
+    if (next === undefined) {
+      this.#known = undefined;
+      return;
+    }
+    const moved = prev === undefined || !sameLeadership(prev.broadcast, next.broadcast) || prev.broadcast.version !== next.broadcast.version;
+    this.#known = { ...next, movedAt: moved ? at : prev.movedAt };
+  }
+
+  #parse(nonce: number, value: string): LeaderSlot {
+    const parsed = parseBroadcast(value);
+    if (parsed.ok) return { nonce, state: 'broadcast', raw: value, broadcast: parsed.broadcast };
+    return this.#garbage(nonce, value, parsed.reason);
+  }
+
+  #garbage(nonce: number, raw: string, reason: string): LeaderSlot {
+    this.#o.onGarbage?.(nonce, raw, reason);
+    this.#o.logger.warn({ key: this.#o.key.at(nonce), reason }, 'ignoring a leader-key value that does not parse');
+    return { nonce, state: 'garbage', raw, reason };
   }
 }

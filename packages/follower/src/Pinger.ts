@@ -1,21 +1,40 @@
 import { withDeadline, writeMoving, type Clock, type CompoundKey, type KV } from '@roster/kv-adapter';
 
-/** Values at a follower's id key. */
-export type IdKeyValue = { kind: 'ping'; seq: number } | { kind: 'pong'; seq: number } | { kind: 'leave' };
+/**
+ * Values at a follower's id key: `PING <seq>` (with the follower's last measured PING → PONG
+ * round trip in ms, `PING <seq> <rttMs>`, when it has one), `PONG <seq>` or `LEAVE`.
+ */
+export type IdKeyValue = { kind: 'ping'; seq: number; rttMs?: number } | { kind: 'pong'; seq: number } | { kind: 'leave' };
 
-/** Parses an id-key value: `PING <seq>`, `PONG <seq>` or `LEAVE`; `undefined` for anything else. */
+const UINT = '(0|[1-9]\\d{0,15})';
+const PING_OR_PONG = new RegExp(`^(PING|PONG) ${UINT}(?: ${UINT})?$`);
+
+/**
+ * Parses an id-key value strictly: `PING <seq>`, `PING <seq> <rttMs>`, `PONG <seq>` or `LEAVE`,
+ * single spaces, unsigned decimal integers without leading zeros; `undefined` for anything else.
+ */
 export function parseIdKeyValue(value: string): IdKeyValue | undefined {
   if (value === 'LEAVE') return { kind: 'leave' };
-  const m = /^(PING|PONG) (0|[1-9]\d{0,15})$/.exec(value);
+  const m = PING_OR_PONG.exec(value);
   if (!m) return undefined;
   const seq = Number(m[2]);
   if (!Number.isSafeInteger(seq)) return undefined;
-  return { kind: m[1] === 'PING' ? 'ping' : 'pong', seq };
+  if (m[1] === 'PONG') return m[3] === undefined ? { kind: 'pong', seq } : undefined;
+  if (m[3] === undefined) return { kind: 'ping', seq };
+  const rttMs = Number(m[3]);
+  return Number.isSafeInteger(rttMs) ? { kind: 'ping', seq, rttMs } : undefined;
+}
+
+/** Formats a PING: `PING <seq>`, or `PING <seq> <rttMs>` with the round trip rounded to a ms. */
+export function formatPing(seq: number, rttMs?: number): string {
+  return rttMs === undefined ? `PING ${seq}` : `PING ${seq} ${Math.max(0, Math.round(rttMs))}`;
 }
 
 /**
- * A follower's side of the PING/PONG cycle (seed 003 §3), on its own id key: each step reads the
- * key for the leader's `PONG <seq>`, then writes the next `PING <seq>`. When the key becomes
+ * A follower's side of the PING/PONG cycle (seed 003 §3), on its own id key, at one store command
+ * per step: `exchange(idKey, "PING <seq>")` writes the PING and returns what it replaced. A PONG
+ * there means the leader answered since our previous PING (the leader's PONG replaces our PING,
+ * our next PING replaces the PONG); our own previous PING means it did not. When the key becomes
  * unavailable the pinger moves it to the next nonce, where the leader's PONG worker finds it.
  */
 export class Pinger {
@@ -26,8 +45,8 @@ export class Pinger {
   #seq = 0;
   #lastPongAt: number | undefined;
   #lastRttMs: number | undefined;
-  /** When each of the last few PINGs was written, by sequence number. */
-  readonly #sentAt = new Map<number, number>();
+  /** When the last PING was written and what it was, while not yet answered. */
+  #pending: { value: string; at: number } | undefined;
 
   constructor(options: { kv: KV; key: CompoundKey; clock: Clock; opTimeoutMs: number }) {
     this.#kv = options.kv;
@@ -36,12 +55,15 @@ export class Pinger {
     this.#opTimeoutMs = options.opTimeoutMs;
   }
 
-  /** Local time of the last PONG seen, or `undefined` when none was seen yet. */
+  /** Local time at which a PONG was last found, or `undefined` when none was seen yet. */
   get lastPongAt(): number | undefined {
     return this.#lastPongAt;
   }
 
-  /** Round trip of the last answered PING: from writing `PING <seq>` to reading `PONG <seq>`. */
+  /**
+   * Round trip of the last answered PING: from writing it to finding the leader's PONG in its
+   * place (at the next step, so it is at most about one interval).
+   */
   get lastRttMs(): number | undefined {
     return this.#lastRttMs;
   }
@@ -56,22 +78,25 @@ export class Pinger {
     this.#lastPongAt = undefined;
   }
 
-  /** Reads the PONG of the last PING (if any), then PINGs again. Rejects on store errors. */
+  /**
+   * PINGs, and learns from the value replaced whether the previous PING was answered. One store
+   * command. Rejects on store errors (the PING may or may not have been written).
+   */
   async step(): Promise<void> {
-    if (this.#seq > 0) {
-      const value = await this.#op('id key read', this.#kv.get(this.#key.current)).catch(() => null);
-      const parsed = value === null ? undefined : parseIdKeyValue(value);
-      if (parsed?.kind === 'pong' && parsed.seq <= this.#seq && parsed.seq > this.#seq - 3) {
-        this.#lastPongAt = this.#clock.now();
-        const sent = this.#sentAt.get(parsed.seq);
-        if (sent !== undefined) this.#lastRttMs = this.#lastPongAt - sent;
-      }
-    }
     const seq = this.#seq + 1;
-    await writeMoving(this.#key, (k) => this.#op('PING', this.#kv.set(k, `PING ${seq}`)));
+    const value = formatPing(seq, this.#lastRttMs);
+    const before = this.#key.nonce;
+    const { result: previous, nonce } = await writeMoving(this.#key, (k) => this.#op('PING', this.#kv.exchange(k, value)));
+    const now = this.#clock.now();
+    const pending = this.#pending;
     this.#seq = seq;
-    this.#sentAt.set(seq, this.#clock.now());
-    this.#sentAt.delete(seq - 3);
+    this.#pending = { value, at: now };
+    if (previous === null || pending === undefined || previous === pending.value) return;
+    // A PONG in place of our PING: answered. (After a move, what the new nonce held says nothing.)
+    if (parseIdKeyValue(previous)?.kind === 'pong' && nonce === before) {
+      this.#lastPongAt = now;
+      this.#lastRttMs = now - pending.at;
+    }
   }
 
   /** Tells the leader this node leaves: `LEAVE` at the id key. */

@@ -135,3 +135,57 @@ export function bestBroadcast(candidates: Iterable<Broadcast>): Broadcast | unde
 export function fencingToken(b: Pick<Broadcast, 'era' | 'nonce'>): bigint {
   return BigInt(b.era) * 1024n + BigInt(MAX_NONCE - b.nonce);
 }
+
+/**
+ * How a leader numbers its publications so that a reader can tell from the Version alone whether
+ * the member list changed: a publication that changes the list jumps to the next multiple of
+ * `LIST_STRIDE`, one that repeats it adds 1. Versions still grow with every publication (seed
+ * 003), so any reader sees the same progress; Roster's followers read only the broadcast's header
+ * while `listEpoch(version)` stays the same, and fetch the whole value when it moves.
+ */
+export const LIST_STRIDE = 1000;
+
+/** The list epoch of a version: it changes whenever the leader's member list changed. */
+export function listEpoch(version: number): number {
+  return Math.floor(version / LIST_STRIDE);
+}
+
+/** The Version of a leader's next publication after `version` (see {@link LIST_STRIDE}). */
+export function nextVersion(version: number, listChanged: boolean): number {
+  return listChanged ? (listEpoch(version) + 1) * LIST_STRIDE : version + 1;
+}
+
+/** True when two member lists are the same, in the same order, with the same weights. */
+export function sameMembers(a: readonly Member[], b: readonly Member[]): boolean {
+  return a.length === b.length && a.every((m, i) => m.id === b[i]!.id && m.weight === b[i]!.weight);
+}
+
+/** The leading fields of a broadcast, as {@link parseHeader} reads them. */
+export type BroadcastHeader = Pick<Broadcast, 'era' | 'nonce' | 'version' | 'id'>;
+
+/**
+ * Longest header `Era Nonce Version Id ` in UTF-8 bytes, its trailing space included: 16-digit era
+ * and version, a 4-digit nonce, a 128-byte id.
+ */
+export const MAX_HEADER_BYTES = 16 + 1 + 4 + 1 + 16 + 1 + 128 + 1;
+
+/**
+ * Reads the header of a broadcast from the start of its value (e.g. the first bytes, read with
+ * `getRange`): the fields `Era Nonce Version Id` and the length of the header with its trailing
+ * space. `undefined` when the text holds no complete header followed by a member (too short, or
+ * not a broadcast: read the whole value then).
+ */
+export function parseHeader(head: string): { header: BroadcastHeader; length: number } | undefined {
+  let at = -1;
+  for (let field = 0; field < 4; field++) {
+    at = head.indexOf(' ', at + 1);
+    if (at < 0) return undefined;
+  }
+  const [e, n, v, id] = head.slice(0, at).split(' ') as [string, string, string, string];
+  if (!UINT.test(e) || !UINT.test(n) || !UINT.test(v)) return undefined;
+  const era = Number(e);
+  const nonce = Number(n);
+  const version = Number(v);
+  if (!Number.isSafeInteger(era) || !Number.isSafeInteger(version) || era < 1 || nonce > MAX_NONCE || !isValidId(id)) return undefined;
+  return { header: { era, nonce, version, id }, length: at + 1 };
+}

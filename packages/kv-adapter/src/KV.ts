@@ -77,6 +77,20 @@ export interface KV {
    */
   take(key: string, options?: KVOperationOptions): Promise<string | null>;
   /**
+   * The bytes `start` to `end` (both inclusive, 0-based, in UTF-8 bytes) of the value at `key`
+   * (Redis `GETRANGE`): negative offsets count from the end (`-1` is the last byte), offsets past
+   * the end are clipped, and an absent key or an empty range reads as `""`. It reads a value's
+   * head without transferring the rest (Roster reads the broadcast's `Era Nonce Version Id`
+   * header this way). A range that cuts a multi-byte character decodes it as U+FFFD.
+   */
+  getRange(key: string, start: number, end: number, options?: KVOperationOptions): Promise<string>;
+  /**
+   * Atomically stores `value` at `key` and returns the value it replaced, `null` when there was
+   * none (Redis `SET key value GET`, 6.2+). One command does a write and the read of what the
+   * write replaced, so no write by someone else can fall between them.
+   */
+  exchange(key: string, value: string, options?: KVOperationOptions): Promise<string | null>;
+  /**
    * Atomically replaces the value at `key` with `value` when it currently equals `expected`
    * (`null` meaning "absent"). Rejects with `UnsupportedOperationError` unless
    * `capabilities.compareAndSet`.

@@ -11,7 +11,7 @@ import type {
   KVOperationOptions,
   SetOptions,
 } from './KV.js';
-import { checkKey, checkValue, resolveLimits, type Limits } from './validate.js';
+import { checkKey, checkRange, checkValue, resolveLimits, type Limits } from './validate.js';
 
 /** Options of {@link MemoryKV}. */
 export interface MemoryKVOptions extends KVLimits {
@@ -26,7 +26,7 @@ interface Slot {
 
 /**
  * The embedded default store: in-process, with the semantics of Redis for every operation of
- * {@link KV} (append, `GETDEL`-style take, compare-and-set, `TIME`). Every operation is atomic
+ * {@link KV} (append, `GETDEL`-style take, `GETRANGE`, `SET … GET` exchange, compare-and-set, `TIME`). Every operation is atomic
  * and resolves on the next microtask, so it runs deterministically on a `VirtualClock`.
  *
  * It is a real backend, not a mock: use it for single-process deployments, the demo and tests.
@@ -92,6 +92,25 @@ export class MemoryKV implements KV {
     return value;
   }
 
+  async getRange(key: string, start: number, end: number, options?: KVOperationOptions): Promise<string> {
+    this.#enter(key, options);
+    checkRange(start, end);
+    const value = this.#read(key);
+    if (value === null) return '';
+    const bytes = Buffer.from(value);
+    const from = start < 0 ? Math.max(0, bytes.length + start) : start;
+    const to = Math.min(bytes.length - 1, end < 0 ? bytes.length + end : end);
+    return from > to ? '' : bytes.subarray(from, to + 1).toString();
+  }
+
+  async exchange(key: string, value: string, options?: KVOperationOptions): Promise<string | null> {
+    this.#enter(key, options);
+    checkValue(key, value, this.#limits);
+    const previous = this.#read(key);
+    this.#write(key, value, undefined);
+    return previous;
+  }
+
   async compareAndSet(
     key: string,
     expected: string | null,
@@ -99,8 +118,11 @@ export class MemoryKV implements KV {
     options?: CompareAndSetOptions,
   ): Promise<CompareAndSetResult> {
     this.#enter(key, options);
+    if (typeof value !== 'string') checkValue(key, value, this.#limits); // throws InvalidValueError
+    const token = options?.stampToken ?? '';
+    if (typeof token !== 'string') throw new ConfigError('stampToken', token, 'Expected `stampToken` to be a string');
     const time = this.#clock.wallTime();
-    const next = options?.stampToken ? value.split(options.stampToken).join(String(time)) : value;
+    const next = token ? value.split(token).join(String(time)) : value;
     checkValue(key, next, this.#limits);
     const current = this.#read(key);
     if (current !== expected) return { swapped: false, current, time };

@@ -1,4 +1,4 @@
-import { InvalidKeyError, InvalidValueError, ValueTooLargeError } from './errors.js';
+import { ConfigError, InvalidKeyError, InvalidValueError, ValueTooLargeError } from './errors.js';
 import { DEFAULT_LIMITS, type KVLimits } from './KV.js';
 
 /** Resolved limits. */
@@ -11,7 +11,7 @@ export function resolveLimits(limits: KVLimits | undefined): Limits {
 
 /** Throws {@link InvalidKeyError} unless `key` is a non-empty, well-formed string within the limit. */
 export function checkKey(key: unknown, limits: Limits): asserts key is string {
-  if (typeof key !== 'string') throw new InvalidKeyError(String(key), `expected a string, got ${typeof key}`);
+  if (typeof key !== 'string') throw new InvalidKeyError(`(${typeof key})`, `expected a string, got ${typeof key}`);
   if (key.length === 0) throw new InvalidKeyError(key, 'empty');
   if (!key.isWellFormed()) throw new InvalidKeyError(key, 'not well-formed UTF-16 (lone surrogate)');
   const bytes = Buffer.byteLength(key);
@@ -31,4 +31,11 @@ export function checkSize(key: string, value: string, limits: Limits): void {
   if (value.length * 3 <= limits.maxValueBytes) return;
   const bytes = Buffer.byteLength(value);
   if (bytes > limits.maxValueBytes) throw new ValueTooLargeError(key, bytes, limits.maxValueBytes);
+}
+
+/** Throws {@link ConfigError} unless `start` and `end` are safe integers (a `getRange`'s offsets). */
+export function checkRange(start: unknown, end: unknown): asserts start is number {
+  for (const [field, v] of [['start', start], ['end', end]] as const) {
+    if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new ConfigError(field, v, `Expected \`${field}\` to be an integer`);
+  }
 }

@@ -56,6 +56,51 @@ export function kvContract(name: string, open: () => Promise<{ kv: KV; done?: ()
         expect(await kv.take('j')).toBeNull();
       }));
 
+    it('getRange reads inclusive byte ranges, negative offsets from the end, clipped at the end', () =>
+      withKV(async (kv) => {
+        await kv.set('b', '12 0 345 node1 node2');
+        expect(await kv.getRange('b', 0, 4)).toBe('12 0 ');
+        expect(await kv.getRange('b', 0, 999)).toBe('12 0 345 node1 node2');
+        expect(await kv.getRange('b', -5, -1)).toBe('node2');
+        expect(await kv.getRange('b', 30, 40)).toBe('');
+        expect(await kv.getRange('b', 5, 2)).toBe('');
+        expect(await kv.getRange('absent', 0, 100)).toBe('');
+        await kv.set('u', 'é1');
+        expect(await kv.getRange('u', 0, 1)).toBe('é');
+        expect(await kv.getRange('u', 2, 2)).toBe('1');
+      }));
+
+    it('getRange rejects offsets that are not integers with a typed error', () =>
+      withKV(async (kv) => {
+        await expect(kv.getRange('b', 0.5, 3)).rejects.toSatisfy((e) => RosterError.is(e, 'CONFIG_INVALID'));
+        await expect(kv.getRange('b', 0, Number.NaN)).rejects.toSatisfy((e) => RosterError.is(e, 'CONFIG_INVALID'));
+      }));
+
+    it('exchange writes the value and returns the one it replaced (null when absent)', () =>
+      withKV(async (kv) => {
+        expect(await kv.exchange('x', 'PING 1')).toBeNull();
+        expect(await kv.exchange('x', 'PONG 1')).toBe('PING 1');
+        expect(await kv.get('x')).toBe('PONG 1');
+      }));
+
+    it('concurrent exchanges on one key each return a distinct previous value: none is lost', () =>
+      withKV(async (kv) => {
+        await kv.set('x', 'v0');
+        const values = Array.from({ length: 40 }, (_, i) => `v${i + 1}`);
+        const previous = await Promise.all(values.map((v) => kv.exchange('x', v)));
+        const last = (await kv.get('x'))!;
+        // Every value written is either replaced by exactly one later exchange or is the last one.
+        expect([...previous, last].sort()).toEqual(['v0', ...values].sort());
+      }));
+
+    it('exchange refuses a value over the limit and keeps the old one', () =>
+      withKV(async (kv) => {
+        await kv.set('x', 'keep');
+        await expect(kv.exchange('x', 'x'.repeat(2 * 1024 * 1024))).rejects.toSatisfy((e) => RosterError.is(e, 'KV_VALUE_TOO_LARGE'));
+        await expect(kv.exchange('x', 7 as unknown as string)).rejects.toSatisfy((e) => RosterError.is(e, 'KV_INVALID_VALUE'));
+        expect(await kv.get('x')).toBe('keep');
+      }));
+
     it('compareAndSet swaps only when the current value matches', () =>
       withKV(async (kv) => {
         expect(kv.capabilities.compareAndSet).toBe(true);
@@ -123,6 +168,8 @@ export function kvContract(name: string, open: () => Promise<{ kv: KV; done?: ()
     it('operations after close reject with KV_CLOSED', () =>
       withKV(async (kv) => {
         await kv.close();
+        await expect(kv.getRange('k', 0, 3)).rejects.toSatisfy((e) => RosterError.is(e, 'KV_CLOSED'));
+        await expect(kv.exchange('k', 'v')).rejects.toSatisfy((e) => RosterError.is(e, 'KV_CLOSED'));
         await expect(kv.get('k')).rejects.toSatisfy((e) => RosterError.is(e, 'KV_CLOSED'));
         await kv.close();
       }));

@@ -14,6 +14,7 @@ export { viewsOf, losesData, quietAt, convergenceBound, runLength, type Views } 
 export { formatScenario } from './scenario/formatScenario.js';
 export { runScenario, type Run, type SimulationOptions } from './runtime/Simulation.js';
 export { PauseGate } from './runtime/PauseGate.js';
+export { costPerMember, type CommandCost, type CostFigures } from './runtime/costMeter.js';
 export type { SimNode } from './runtime/SimNode.js';
 export { History, type HistoryEntry, type Incarnation, type Claim, type JoinRequest, type Sample } from './history/History.js';
 export { formatHistory, type FormatHistoryOptions } from './history/formatHistory.js';

@@ -14,6 +14,7 @@ describe('the public API of @roster/sim', () => {
       'checkScenario',
       'convergenceBound',
       'convergenceTime',
+      'costPerMember',
       'dualLeadershipTime',
       'formatFailure',
       'formatHistory',

@@ -16,7 +16,7 @@ import {
   type SetOptions,
 } from '@roster/kv-adapter';
 
-type Operation = 'get' | 'set' | 'delete' | 'append' | 'take' | 'compareAndSet' | 'time';
+type Operation = 'get' | 'set' | 'delete' | 'append' | 'take' | 'getRange' | 'exchange' | 'compareAndSet' | 'time';
 
 /** One KV operation, worker → main. `signal` never travels: the worker stops waiting on its own. */
 export interface KVRequest {
@@ -28,6 +28,9 @@ export interface KVRequest {
   readonly expected?: string | null;
   readonly ttlMs?: number;
   readonly stampToken?: string;
+  /** `getRange`'s byte offsets. */
+  readonly start?: number;
+  readonly end?: number;
 }
 
 /** An error as it crosses the process boundary. */
@@ -64,6 +67,12 @@ export async function serveKV(kv: KV, request: KVRequest): Promise<KVReply> {
         break;
       case 'take':
         result = await kv.take(key);
+        break;
+      case 'getRange':
+        result = await kv.getRange(key, request.start ?? 0, request.end ?? -1);
+        break;
+      case 'exchange':
+        result = await kv.exchange(key, value);
         break;
       case 'compareAndSet':
         result = await kv.compareAndSet(key, request.expected ?? null, value, {
@@ -130,6 +139,12 @@ export class BridgeKV implements KV {
   }
   take(key: string, options?: KVOperationOptions): Promise<string | null> {
     return this.#call({ op: 'take', key }, options) as Promise<string | null>;
+  }
+  getRange(key: string, start: number, end: number, options?: KVOperationOptions): Promise<string> {
+    return this.#call({ op: 'getRange', key, start, end }, options) as Promise<string>;
+  }
+  exchange(key: string, value: string, options?: KVOperationOptions): Promise<string | null> {
+    return this.#call({ op: 'exchange', key, value }, options) as Promise<string | null>;
   }
   compareAndSet(key: string, expected: string | null, value: string, options?: CompareAndSetOptions): Promise<CompareAndSetResult> {
     const stamp = options?.stampToken === undefined ? {} : { stampToken: options.stampToken };

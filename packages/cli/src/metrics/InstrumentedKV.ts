@@ -124,6 +124,25 @@ export class InstrumentedKV implements KV {
     return this.#record('take', this.#inner.take(key, options));
   }
 
+  getRange(key: string, start: number, end: number, options?: KVOperationOptions): Promise<string> {
+    return this.#record('getRange', this.#inner.getRange(key, start, end, options));
+  }
+
+  exchange(key: string, value: string, options?: KVOperationOptions): Promise<string | null> {
+    this.#wrote(key);
+    const startedAt = this.#clock.now();
+    return this.#record('exchange', this.#inner.exchange(key, value, options)).then((previous) => {
+      // A follower's PING that replaced a PONG: the leader answered the PING before it, written
+      // at the time recorded (the PONG's own seq may lag: the leader writes before it reads).
+      const ping = PING.exec(value);
+      const pending = this.#pings.get(key);
+      if (pending && previous !== null && PONG.test(previous)) this.#metrics.pingRoundTrip((this.#clock.now() - pending.at) / 1000);
+      if (ping && (!pending || (previous !== null && PONG.test(previous)))) this.#pings.set(key, { seq: Number(ping[1]), at: startedAt });
+      else if (!ping) this.#pings.delete(key);
+      return previous;
+    });
+  }
+
   compareAndSet(key: string, expected: string | null, value: string, options?: CompareAndSetOptions): Promise<CompareAndSetResult> {
     this.#wrote(key);
     return this.#record('compareAndSet', this.#inner.compareAndSet(key, expected, value, options));

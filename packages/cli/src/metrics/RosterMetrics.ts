@@ -1,7 +1,7 @@
 import type { Role } from '@roster/election';
 
 /** A `KV` operation, as `store_operations_total` labels it. */
-export type StoreOperation = 'get' | 'set' | 'delete' | 'append' | 'take' | 'compareAndSet' | 'time';
+export type StoreOperation = 'get' | 'set' | 'delete' | 'append' | 'take' | 'getRange' | 'exchange' | 'compareAndSet' | 'time';
 
 /**
  * Why a store operation failed, as `store_errors_total` labels it:

@@ -20,7 +20,7 @@ import { keyMatcher, type KeySelector } from './keys.js';
 import { OperationLog, type OperationRecord } from './OperationLog.js';
 import { SeededRandom } from './random.js';
 
-const OPERATIONS: ReadonlySet<string> = new Set<KVOperation>(['get', 'set', 'delete', 'append', 'take', 'compareAndSet', 'time']);
+const OPERATIONS: ReadonlySet<string> = new Set<KVOperation>(['get', 'set', 'delete', 'append', 'take', 'getRange', 'exchange', 'compareAndSet', 'time']);
 
 /**
  * Injects faults into any {@link KV}, reproducibly, for tests and simulation.

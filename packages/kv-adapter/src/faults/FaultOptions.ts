@@ -4,7 +4,7 @@ import type { KeySelector } from './keys.js';
 import type { OperationRecord } from './OperationLog.js';
 
 /** The operations of `KV` that a fault can be limited to. */
-export type KVOperation = 'get' | 'set' | 'delete' | 'append' | 'take' | 'compareAndSet' | 'time';
+export type KVOperation = 'get' | 'set' | 'delete' | 'append' | 'take' | 'getRange' | 'exchange' | 'compareAndSet' | 'time';
 
 /** The kinds of fault a {@link FaultInjector} injects. */
 export type FaultKind = 'keyUnavailable' | 'storeOutage' | 'failure' | 'latency';

@@ -99,6 +99,14 @@ export class FaultyKV implements KV {
     return this.#run('take', key, undefined, options, () => this.inner.take(key, options), showValue);
   }
 
+  getRange(key: string, start: number, end: number, options?: KVOperationOptions): Promise<string> {
+    return this.#run('getRange', key, undefined, options, () => this.inner.getRange(key, start, end, options), showValue);
+  }
+
+  exchange(key: string, value: string, options?: KVOperationOptions): Promise<string | null> {
+    return this.#run('exchange', key, value, options, () => this.inner.exchange(key, value, options), showValue);
+  }
+
   compareAndSet(
     key: string,
     expected: string | null,

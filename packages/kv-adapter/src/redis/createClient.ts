@@ -34,6 +34,9 @@ function reconnectDelay(times: number): number {
  * - `commandTimeout`: a hung server or shard fails the command instead of hanging it;
  * - the offline queue is on only until the first `ready` (the caller turns it off), so commands on
  *   a disconnected client fail at once instead of queueing without bound;
+ * - `enableAutoPipelining`: the commands issued in one event-loop turn (a leader's PONGs of one
+ *   interval, a follower's PING and header read) leave as one pipeline per connection (per shard in
+ *   cluster mode): one round trip and one write syscall instead of one each;
  * - in cluster mode, lowered `maxRedirections` and retry delays so a dead shard fails its keys fast.
  */
 export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): Redis | Cluster {
@@ -45,7 +48,7 @@ export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): 
     commandTimeout: settings.commandTimeoutMs,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
-    enableAutoPipelining: false,
+    enableAutoPipelining: true,
   };
   if (parsed.mode === 'single') {
     return new Redis({
@@ -62,6 +65,7 @@ export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): 
     lazyConnect: true,
     enableOfflineQueue: true,
     enableReadyCheck: true,
+    enableAutoPipelining: true,
     maxRedirections: CLUSTER_MAX_REDIRECTIONS,
     retryDelayOnFailover: CLUSTER_RETRY_DELAY_MS,
     retryDelayOnClusterDown: CLUSTER_RETRY_DELAY_MS,

@@ -62,6 +62,12 @@ export class DelayedKV implements KV {
   take(key: string, options?: KVOperationOptions): Promise<string | null> {
     return this.#op('take', options, () => this.inner.take(key));
   }
+  getRange(key: string, start: number, end: number, options?: KVOperationOptions): Promise<string> {
+    return this.#op('getRange', options, () => this.inner.getRange(key, start, end));
+  }
+  exchange(key: string, value: string, options?: KVOperationOptions): Promise<string | null> {
+    return this.#op('exchange', options, () => this.inner.exchange(key, value));
+  }
   compareAndSet(key: string, expected: string | null, value: string, options?: CompareAndSetOptions): Promise<CompareAndSetResult> {
     return this.#op('compareAndSet', options, () => this.inner.compareAndSet(key, expected, value, { ...options, signal: undefined }));
   }

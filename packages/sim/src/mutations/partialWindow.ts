@@ -17,6 +17,7 @@ export const partialWindow: Mutation = {
     const refuse = (key: string): Promise<never> => Promise.reject(new KeyUnavailableError(key, { reason: 'partial-window mutation' }));
     return overrideKV(kv, {
       get: (key, options) => (blind.has(key) ? refuse(key) : kv.get(key, options)),
+      getRange: (key, start, end, options) => (blind.has(key) ? refuse(key) : kv.getRange(key, start, end, options)),
       compareAndSet: (key, expected, value, options) => (blind.has(key) ? refuse(key) : kv.compareAndSet(key, expected, value, options)),
     });
   },

@@ -11,18 +11,20 @@ export const undyingMembers: Mutation = {
   rejectedBy: 'convergence',
   wrapKV(kv, context) {
     const flip = new Map<string, boolean>();
+    const undying = (key: string, value: string | null): string | null => {
+      const m = value === null ? null : /^(?:PING|PONG) (\d+)(?: \d+)?$/.exec(value);
+      if (context.role() !== 'leader' || !key.startsWith(`${context.prefix}id/`) || !m) return value;
+      // Alternate between the sequence number seen and the one before: always "new", and
+      // still one the follower accepts back as a PONG.
+      const odd = !flip.get(key);
+      flip.set(key, odd);
+      const seq = Number(m[1]);
+      return `PING ${odd && seq > 0 ? seq - 1 : seq}`;
+    };
     return overrideKV(kv, {
-      get: async (key, options) => {
-        const value = await kv.get(key, options);
-        const m = value === null ? null : /^(?:PING|PONG) (\d+)$/.exec(value);
-        if (context.role() !== 'leader' || !key.startsWith(`${context.prefix}id/`) || !m) return value;
-        // Alternate between the sequence number seen and the one before: always "new", and
-        // still one the follower accepts back as a PONG.
-        const odd = !flip.get(key);
-        flip.set(key, odd);
-        const seq = Number(m[1]);
-        return `PING ${odd && seq > 0 ? seq - 1 : seq}`;
-      },
+      get: async (key, options) => undying(key, await kv.get(key, options)),
+      // The PONG worker learns what its PONG replaced.
+      exchange: async (key, value, options) => undying(key, await kv.exchange(key, value, options)),
     });
   },
 };

@@ -93,6 +93,8 @@ export class PauseGate {
       delete: (key, options) => deliver(kv.delete(key, options)),
       append: (key, value, options) => deliver(kv.append(key, value, options)),
       take: (key, options) => deliver(kv.take(key, options)),
+      getRange: (key, start, end, options) => deliver(kv.getRange(key, start, end, options)),
+      exchange: (key, value, options) => deliver(kv.exchange(key, value, options)),
       compareAndSet: (key, expected, value, options) => deliver(kv.compareAndSet(key, expected, value, options)),
       time: (options) => deliver(kv.time(options)),
       close: () => kv.close(),

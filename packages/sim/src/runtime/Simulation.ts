@@ -8,6 +8,7 @@ import { convergenceBound, losesData, quietAt, runLength, viewsOf, type Views } 
 import { concreteKeys, keySelector } from '../scenario/keys.js';
 import type { NodeId, Scenario, Step } from '../scenario/Scenario.js';
 import { recordIssues } from './issueRecorder.js';
+import { meterKV, type CommandCost } from './costMeter.js';
 import { recordOverwrites } from './overwriteRecorder.js';
 import { PauseGate } from './PauseGate.js';
 import type { SimNode } from './SimNode.js';
@@ -37,6 +38,8 @@ export interface Run {
   readonly prefix: string;
   /** The mutation run, if any. */
   readonly mutation: string | undefined;
+  /** Every store command the nodes issued, with its bytes (see `costPerMember`). */
+  readonly costs: readonly CommandCost[];
 }
 
 /** Most node timer callbacks one virtual instant may run before the run is declared a livelock. */
@@ -75,6 +78,7 @@ class Simulation {
   readonly #scenario: Scenario;
   readonly #options: SimulationOptions;
   readonly #history = new History();
+  readonly #costs: CommandCost[] = [];
   readonly #clock: VirtualClock;
   readonly #store: MemoryKV;
   /** The store as the nodes' views reach it: {@link #store} with leader-key overwrites recorded. */
@@ -138,6 +142,7 @@ class Simulation {
       dataLoss: losesData(this.#scenario),
       prefix: this.#prefix,
       mutation: this.#options.mutation?.name,
+      costs: this.#costs,
     };
   }
 
@@ -246,7 +251,7 @@ class Simulation {
     const mutation = this.#options.mutation;
     let roster: SimNode | undefined;
     const context: MutationContext = { id, clock: gate.clock, prefix: this.#prefix, intervalMs, timeoutMs, window: this.#window, role: () => roster?.role };
-    let kv: KV = this.#faults.view(this.#shared, id);
+    let kv: KV = meterKV(this.#faults.view(this.#shared, id), clock, (cost) => this.#costs.push({ ...cost, node: id, role: roster?.role }));
     if (mutation?.wrapKV) kv = mutation.wrapKV(kv, context);
     kv = gate.wrap(recordIssues(kv, (op, key, value) => this.#issued(incarnation, op, key, value)));
     roster = createNode({ kv, cluster: SIM_NAMESPACE.cluster, env: SIM_NAMESPACE.env, id, intervalMs, timeoutMs, observer, nonceWindow: this.#window, clock: gate.clock });

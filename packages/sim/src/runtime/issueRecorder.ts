@@ -1,7 +1,7 @@
 import type { KV } from '@roster/kv-adapter';
 
 /** What {@link recordIssues} reports: every write a node issues, when it issues it. */
-export type IssuedWrite = (op: 'set' | 'append' | 'compareAndSet' | 'delete' | 'take', key: string, value: string | undefined) => void;
+export type IssuedWrite = (op: 'set' | 'append' | 'compareAndSet' | 'delete' | 'take' | 'exchange', key: string, value: string | undefined) => void;
 
 /**
  * `kv` with every write reported to `onWrite` at the moment it is issued (before any fault
@@ -30,6 +30,11 @@ export function recordIssues(kv: KV, onWrite: IssuedWrite): KV {
     take: (key, options) => {
       onWrite('take', key, undefined);
       return kv.take(key, options);
+    },
+    getRange: (key, start, end, options) => kv.getRange(key, start, end, options),
+    exchange: (key, value, options) => {
+      onWrite('exchange', key, value);
+      return kv.exchange(key, value, options);
     },
     compareAndSet: (key, expected, value, options) => {
       onWrite('compareAndSet', key, value);

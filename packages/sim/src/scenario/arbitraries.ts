@@ -26,7 +26,7 @@ export interface ScenarioConstraints {
 }
 
 const PER_NODE_ONLY: readonly ActionKind[] = ['failures', 'latency'];
-const OPS: readonly KVOperation[] = ['get', 'set', 'append', 'take', 'compareAndSet'];
+const OPS: readonly KVOperation[] = ['get', 'set', 'append', 'take', 'getRange', 'exchange', 'compareAndSet'];
 
 /**
  * An action whose node is an index and whose durations are fractions of the timing, made concrete

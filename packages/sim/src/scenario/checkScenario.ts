@@ -3,7 +3,7 @@ import { parseKeyRef } from './keys.js';
 import type { Scenario, Step } from './Scenario.js';
 
 const NODE = /^[A-Za-z0-9._@-]{1,128}$/;
-const OPS = new Set(['get', 'set', 'delete', 'append', 'take', 'compareAndSet', 'time']);
+const OPS = new Set(['get', 'set', 'delete', 'append', 'take', 'getRange', 'exchange', 'compareAndSet', 'time']);
 
 /**
  * Checks that `value` (e.g. parsed from JSON) is a valid {@link Scenario} and returns it; throws a

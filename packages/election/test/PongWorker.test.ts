@@ -1,0 +1,151 @@
+import { CompoundKey, MemoryKV, silentLogger } from '@roster/kv-adapter';
+import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
+import { describe, expect, it } from 'vitest';
+import { PongRound } from '../src/PongRound.js';
+import { PongWorker } from '../src/PongWorker.js';
+
+const I = 100;
+const T = 500;
+
+function setup() {
+  const clock = new VirtualClock();
+  const store = new MemoryKV({ clock });
+  const faults = new FaultInjector({ clock, seed: 1, logCapacity: 100_000 });
+  const kv = faults.view(store, 'leader');
+  const round = new PongRound({ clock, intervalMs: I, logger: silentLogger });
+  const events: string[] = [];
+  const rtts: (number | undefined)[] = [];
+  const worker = (id: string) =>
+    new PongWorker({
+      kv,
+      key: new CompoundKey(`id/${id}`, { window: 4 }),
+      clock,
+      logger: silentLogger,
+      intervalMs: I,
+      timeoutMs: T,
+      opTimeoutMs: I / 2,
+      round,
+      onPing: (rtt) => {
+        events.push(`ping ${id}`);
+        rtts.push(rtt);
+      },
+      onLeave: () => events.push(`leave ${id}`),
+    });
+  /** A follower that PINGs by exchange at `nonce`, half an interval out of phase with the worker. */
+  const follower = (id: string, nonce = 0) => {
+    let seq = 0;
+    return {
+      ping: () => store.exchange(`id/${id} ${nonce}`, `PING ${++seq} 7`),
+      moveTo(n: number) {
+        nonce = n;
+      },
+    };
+  };
+  const ops = (op: string) => faults.operations().filter((o) => o.op === op);
+  return { clock, store, faults, round, worker, follower, events, rtts, ops };
+}
+
+describe('PongWorker', () => {
+  it('answers a live follower with one exchange per interval and reports each fresh PING with its round trip', async () => {
+    const { clock, worker, follower, events, rtts, ops, store } = setup();
+    const f = follower('f');
+    await f.ping();
+    const w = worker('f');
+    w.start();
+    await clock.advance(I / 2);
+    for (let i = 0; i < 10; i++) {
+      await f.ping();
+      await clock.advance(I);
+    }
+    // The first exchange only learns what was there: news needs a value seen before.
+    expect(events).toHaveLength(10);
+    expect(rtts.every((r) => r === 7)).toBe(true);
+    const before = ops('exchange').length + ops('get').length;
+    await f.ping();
+    await clock.advance(I);
+    expect(ops('exchange').length + ops('get').length - before).toBe(1);
+    expect(await store.get('id/f 0')).toMatch(/^PONG \d+$/);
+    await w.stop();
+  });
+
+  it('never counts what a dead follower left behind: an old PING, a LEAVE', async () => {
+    const { clock, worker, events, store } = setup();
+    await store.set('id/dead 0', 'PING 41 3');
+    await store.set('id/dead 1', 'LEAVE');
+    const w = worker('dead');
+    w.start();
+    await clock.advance(10 * I);
+    expect(events).toEqual([]);
+    await w.stop();
+  });
+
+  it('a LEAVE that replaced its PONG where the follower PINGs counts as leaving', async () => {
+    const { clock, worker, follower, events, store } = setup();
+    const f = follower('f');
+    const w = worker('f');
+    w.start();
+    await clock.advance(I / 2);
+    await f.ping();
+    await clock.advance(I);
+    await store.set('id/f 0', 'LEAVE');
+    await clock.advance(I);
+    expect(events.at(-1)).toBe('leave f');
+    await w.stop();
+  });
+
+  it('a LEAVE at another nonce than where the follower PINGs does not count', async () => {
+    const { clock, worker, follower, events, store } = setup();
+    const f = follower('f');
+    const w = worker('f');
+    w.start();
+    await clock.advance(I / 2);
+    await store.set('id/f 2', 'PING 1');
+    for (let i = 0; i < 5; i++) {
+      await f.ping();
+      if (i === 2) await store.set('id/f 2', 'LEAVE');
+      await clock.advance(I);
+    }
+    expect(events).not.toContain('leave f');
+    expect(events.filter((e) => e === 'ping f').length).toBeGreaterThanOrEqual(3);
+    await w.stop();
+  });
+
+  it('finds a follower that moved its id key to another nonce and PONGs it there', async () => {
+    const { clock, worker, follower, events, faults, store } = setup();
+    const f = follower('f');
+    const w = worker('f');
+    w.start();
+    await clock.advance(I / 2);
+    for (let i = 0; i < 3; i++) {
+      await f.ping();
+      await clock.advance(I);
+    }
+    faults.keyUnavailable('id/f 0');
+    f.moveTo(1);
+    const pingsBefore = events.length;
+    for (let i = 0; i < 6; i++) {
+      await f.ping();
+      await clock.advance(I);
+    }
+    // Found within about three intervals of the move, well within T.
+    expect(events.length - pingsBefore).toBeGreaterThanOrEqual(3);
+    expect(await store.get('id/f 1')).toMatch(/^PONG \d+$/);
+    await w.stop();
+  });
+
+  it('workers on one round issue their commands together, and a stalled key delays no other worker', async () => {
+    const { clock, worker, faults, ops } = setup();
+    const workers = ['a', 'b', 'c', 'slow'].map((id) => worker(id));
+    for (const w of workers) w.start();
+    await clock.advance(2 * I);
+    faults.latency({ keys: { prefix: 'id/slow' }, minMs: 5 * I, maxMs: 5 * I });
+    const from = clock.now();
+    await clock.advance(3 * I - 1);
+    const fast = ops('exchange').filter((o) => o.at >= from && !o.key!.startsWith('id/slow'));
+    // Three beats, three workers each, all in the same instants and answered at once.
+    expect(fast).toHaveLength(9);
+    expect(new Set(fast.map((o) => o.at)).size).toBe(3);
+    expect(fast.every((o) => o.doneAt === o.at)).toBe(true);
+    await Promise.all(workers.map((w) => w.stop()));
+  });
+});

@@ -1,0 +1,206 @@
+import { CompoundKey, MemoryKV, silentLogger } from '@roster/kv-adapter';
+import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
+import { describe, expect, it } from 'vitest';
+import { formatBroadcast, LeaderWindow, nextVersion, NOT_READ, type Broadcast, type Member } from '../src/index.js';
+
+const I = 100;
+const T = 500;
+const members = (n: number): Member[] => Array.from({ length: n }, (_, i) => ({ id: `node-${i}`, weight: 1 }));
+
+function setup() {
+  const clock = new VirtualClock();
+  const store = new MemoryKV({ clock });
+  const faults = new FaultInjector({ clock, seed: 1, logCapacity: 10_000 });
+  const kv = faults.view(store, 'f');
+  const garbage: string[] = [];
+  const window = new LeaderWindow({
+    kv,
+    key: new CompoundKey('leader', { window: 4 }),
+    clock,
+    logger: silentLogger,
+    timeoutMs: I / 2,
+    stillMs: 1.5 * I,
+    scanEveryMs: 5 * T,
+    onGarbage: (_n, raw) => garbage.push(raw),
+  });
+  const ops = () => faults.operations().map((o) => `${o.op} ${o.key ?? ''}`);
+  /** Bytes the store returned to the reader since the last call. */
+  let seen = 0;
+  const bytesRead = () => {
+    const records = faults.operations().slice(seen);
+    seen = faults.operations().length;
+    return records.reduce((sum, o) => sum + (o.op === 'get' || o.op === 'getRange' ? Buffer.byteLength(o.result === 'null' ? '' : (o.result ?? '')) : 0), 0);
+  };
+  return { clock, store, faults, window, garbage, ops, bytesRead };
+}
+
+/** A leader that publishes at `nonce` every interval. */
+function publisher(store: MemoryKV, b: Broadcast, nonce = 0) {
+  let current = b;
+  return {
+    get current() {
+      return current;
+    },
+    async publish(list = current.members): Promise<void> {
+      const changed = list !== current.members;
+      current = { ...current, version: nextVersion(current.version, changed), members: list };
+      await store.set(`leader ${nonce}`, formatBroadcast(current));
+    },
+  };
+}
+
+describe('LeaderWindow.read', () => {
+  it('reads every nonce and picks the best broadcast; garbage is reported and never adopted', async () => {
+    const { store, window, garbage } = setup();
+    await store.set('leader 0', '3 0 1000 a a b');
+    await store.set('leader 1', '4 1 0 c c');
+    await store.set('leader 2', 'not a broadcast');
+    const read = await window.read();
+    expect(read.scanned).toBe(true);
+    expect(read.slots.map((s) => s.state)).toEqual(['broadcast', 'broadcast', 'garbage', 'empty']);
+    expect(read.best?.id).toBe('c');
+    expect(garbage).toEqual(['not a broadcast']);
+  });
+});
+
+describe('LeaderWindow.poll', () => {
+  it('in steady state reads only the header of the nonce it follows: one getRange per poll', async () => {
+    const { store, window, clock, ops } = setup();
+    const leader = publisher(store, { era: 1, nonce: 0, version: 0, id: 'node-0', members: members(100) });
+    await leader.publish(leader.current.members.slice());
+    await window.poll(); // the first poll scans
+    const before = ops().length;
+    for (let i = 0; i < 10; i++) {
+      await clock.advance(I);
+      await leader.publish();
+      const read = await window.poll();
+      expect(read.scanned).toBe(false);
+      expect(read.best?.version).toBe(leader.current.version);
+      expect(read.best?.members).toHaveLength(100);
+      expect(read.slots[1]).toEqual({ nonce: 1, state: 'unavailable', error: NOT_READ });
+    }
+    expect(ops().slice(before)).toEqual(Array.from({ length: 10 }, () => 'getRange leader 0'));
+  });
+
+  it('reads the same number of bytes per poll for 100 and for 1,000 members while the list is stable, periodic scans included', async () => {
+    const perPoll: number[] = [];
+    for (const n of [100, 1000]) {
+      const { store, window, clock, bytesRead } = setup();
+      const leader = publisher(store, { era: 1, nonce: 0, version: 0, id: 'node-0', members: members(n) });
+      await leader.publish(leader.current.members.slice());
+      await window.poll();
+      bytesRead();
+      let scans = 0;
+      for (let i = 0; i < 60; i++) {
+        await clock.advance(I);
+        await leader.publish();
+        if ((await window.poll()).scanned) scans++;
+      }
+      expect(scans).toBe(2);
+      perPoll.push(bytesRead() / 60);
+    }
+    expect(perPoll[0]).toBeGreaterThan(0);
+    expect(perPoll[1]).toBe(perPoll[0]);
+  });
+
+  it('reads the whole value when the list epoch of the Version moved (the member list changed)', async () => {
+    const { store, window, clock, ops } = setup();
+    const leader = publisher(store, { era: 1, nonce: 0, version: 0, id: 'node-0', members: members(20) });
+    await leader.publish(leader.current.members.slice());
+    await window.poll();
+    await clock.advance(I);
+    await leader.publish(members(21));
+    const before = ops().length;
+    const read = await window.poll();
+    expect(ops().slice(before)).toEqual(['getRange leader 0', 'get leader 0']);
+    expect(read.best?.members.map((m) => m.id)).toContain('node-20');
+  });
+
+  it('reads the whole value when the leadership at that nonce changed', async () => {
+    const { store, window, clock, ops } = setup();
+    await store.set('leader 0', formatBroadcast({ era: 1, nonce: 0, version: 1000, id: 'node-0', members: members(20) }));
+    await window.poll();
+    await clock.advance(I);
+    await store.set('leader 0', formatBroadcast({ era: 2, nonce: 0, version: 1000, id: 'node-1', members: members(20).slice(1) }));
+    const before = ops().length;
+    const read = await window.poll();
+    expect(ops().slice(before)).toEqual(['getRange leader 0', 'get leader 0']);
+    expect(read.best).toMatchObject({ era: 2, id: 'node-1' });
+  });
+
+  it('a short value (a claim, a goodbye, a small cluster) is read whole by the getRange alone', async () => {
+    const { store, window, clock, ops } = setup();
+    await store.set('leader 0', '1 0 1000 a a b');
+    await window.poll();
+    await clock.advance(I);
+    await store.set('leader 0', '1 0 1001 a');
+    const before = ops().length;
+    const read = await window.poll();
+    expect(ops().slice(before)).toEqual(['getRange leader 0']);
+    expect(read.best?.members).toEqual([]);
+  });
+
+  it('scans the whole window once the Version has been still for more than stillMs, and finds a claim made elsewhere', async () => {
+    const { store, window, clock } = setup();
+    await store.set('leader 1', formatBroadcast({ era: 1, nonce: 1, version: 1000, id: 'node-0', members: members(20) }));
+    expect((await window.poll()).scanned).toBe(true);
+    await clock.advance(I);
+    expect((await window.poll()).scanned).toBe(false);
+    await store.set('leader 0', '2 0 0 node-5 node-5');
+    await clock.advance(I);
+    const read = await window.poll();
+    expect(read.scanned).toBe(true);
+    expect(read.best).toMatchObject({ era: 2, nonce: 0, version: 0 });
+  });
+
+  it('scans the whole window when its nonce is unavailable, empty or garbage', async () => {
+    const { store, window, clock, faults, garbage } = setup();
+    const b = (v: number, nonce = 0) => formatBroadcast({ era: 1, nonce, version: v, id: 'node-0', members: members(20) });
+    await store.set('leader 0', b(1000));
+    await window.poll();
+    const fault = faults.keyUnavailable('leader 0');
+    await store.set('leader 1', b(1001));
+    await clock.advance(I);
+    let read = await window.poll();
+    expect(read.scanned).toBe(true);
+    expect(read.best?.version).toBe(1001);
+    fault.heal();
+    await store.delete('leader 1');
+    await store.set('leader 0', b(1002));
+    await clock.advance(I);
+    read = await window.poll();
+    expect(read.scanned).toBe(true);
+    expect(read.best?.version).toBe(1002);
+    await store.set('leader 0', 'garbage here, long enough to fill the header read');
+    await clock.advance(I);
+    read = await window.poll();
+    expect(read.scanned).toBe(true);
+    expect(garbage.length).toBeGreaterThan(0);
+  });
+
+  it('garbage whose start reads as a better header does not hide the broadcast behind it', async () => {
+    const { store, window, clock, garbage } = setup();
+    await store.set('leader 0', '2 0 0 n2 n2');
+    await window.poll();
+    await store.set('leader 0', '2 0 1000 n2 n1 n2');
+    await store.set('leader 1', '3 0 1 ghost ghost ');
+    await clock.advance(2 * I);
+    const read = await window.poll();
+    expect(read.best).toMatchObject({ era: 2, version: 1000, id: 'n2' });
+    expect(garbage).toContain('3 0 1 ghost ghost ');
+  });
+
+  it('scans at least every scanEveryMs even while the Version moves', async () => {
+    const { store, window, clock } = setup();
+    const leader = publisher(store, { era: 1, nonce: 0, version: 0, id: 'node-0', members: members(20) });
+    await leader.publish(leader.current.members.slice());
+    await window.poll();
+    let scans = 0;
+    for (let t = 0; t < 5 * T; t += I) {
+      await clock.advance(I);
+      await leader.publish();
+      if ((await window.poll()).scanned) scans++;
+    }
+    expect(scans).toBe(1);
+  });
+});
