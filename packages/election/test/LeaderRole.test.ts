@@ -34,13 +34,14 @@ async function stored(f: WindowFixture, nonce = 0) {
 }
 
 describe('LeaderRole: what a node holds while it leads', () => {
-  it('publishes the next Version with its member list by compare-and-set, and renews the lease from the cycle start', async () => {
+  it('publishes the next Version with its member list by compare-and-set (a changed list jumps to the next list epoch), and renews the lease from the cycle start', async () => {
     const { f, role } = await leader({ inherited: [{ id: 'b', weight: 2 }] });
     role.start(0);
     await f.clock.advance(100);
     const out = await role.publish(await f.read(), 100);
     expect(out.outcome).toBe('published');
-    expect(await stored(f)).toMatchObject({ id: 'me', era: 1, version: 1, members: [{ id: 'me', weight: 1 }, { id: 'b', weight: 2 }] });
+    // The claim listed no one: the list changed, so Version moves to the next multiple of 1000.
+    expect(await stored(f)).toMatchObject({ id: 'me', era: 1, version: 1000, members: [{ id: 'me', weight: 1 }, { id: 'b', weight: 2 }] });
     expect(role.holdsLease(100 + R - 1)).toBe(true);
     expect(role.holdsLease(100 + R)).toBe(false);
     await role.end('stopped');

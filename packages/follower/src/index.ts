@@ -19,15 +19,8 @@ export {
   supersedes,
   bestBroadcast,
   fencingToken,
-  MAX_MEMBERS,
-  MAX_NONCE,
-  LIST_STRIDE,
-  listEpoch,
   nextVersion,
   sameMembers,
-  parseHeader,
-  type BroadcastHeader,
-  MAX_HEADER_BYTES,
 } from './broadcast.js';
 export {
   type Member,
@@ -38,8 +31,8 @@ export {
   parseMember,
 } from './ids.js';
 export { RosterKeys } from './keys.js';
-export { LeaderWindow, NOT_READ, type LeaderWindowOptions, type LeaderWindowRead, type LeaderSlot } from './LeaderWindow.js';
+export { LeaderWindow, type LeaderWindowOptions, type LeaderWindowRead, type LeaderSlot } from './LeaderWindow.js';
 export { Staleness } from './Staleness.js';
 export { Ticker } from './Ticker.js';
-export { Pinger, parseIdKeyValue, formatPing, type IdKeyValue } from './Pinger.js';
+export { Pinger, parseIdKeyValue, type IdKeyValue } from './Pinger.js';
 export { Joiner } from './Joiner.js';

@@ -67,11 +67,14 @@ describe('Joiner', () => {
     expect(j.due(5000)).toBe(true);
   });
 
-  it('an append the store stalls on rejects after the operation timeout', async () => {
+  it('an append the store stalls on moves to the next nonce once, and rejects after two operation timeouts in a row', async () => {
     const { clock, faults, joiner } = setup();
     faults.latency({ minMs: 3000, maxMs: 3000, forMs: 10_000 });
     const j = joiner('n1');
-    const outcome = j.append().then(() => 'resolved', (error: unknown) => error);
+    let settled = false;
+    const outcome = j.append().then(() => 'resolved', (error: unknown) => error).finally(() => (settled = true));
+    await clock.advance(OP_TIMEOUT);
+    expect(settled).toBe(false); // one hung key is that key's fault: the next nonce is tried
     await clock.advance(OP_TIMEOUT);
     expect(StoreUnavailableError.is(await outcome)).toBe(true);
     expect(j.due(5000)).toBe(true);

@@ -1,7 +1,8 @@
 import { CompoundKey, MemoryKV, silentLogger } from '@roster/kv-adapter';
 import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
 import { describe, expect, it } from 'vitest';
-import { formatBroadcast, LeaderWindow, nextVersion, NOT_READ, type Broadcast, type Member } from '../src/index.js';
+import { formatBroadcast, LeaderWindow, nextVersion, type Broadcast, type Member } from '../src/index.js';
+import { NOT_READ } from '../src/LeaderWindow.js';
 
 const I = 100;
 const T = 500;

@@ -1,7 +1,8 @@
 import { CompoundKey, MemoryKV } from '@roster/kv-adapter';
 import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
 import { describe, expect, it } from 'vitest';
-import { formatPing, parseIdKeyValue, Pinger } from '../src/index.js';
+import { parseIdKeyValue, Pinger } from '../src/index.js';
+import { formatPing } from '../src/Pinger.js';
 
 const I = 100;
 

@@ -19,10 +19,12 @@ describe('the public API of @roster/follower', () => {
       'isClaim',
       'isGoodbye',
       'isValidId',
+      'nextVersion',
       'parseBroadcast',
       'parseIdKeyValue',
       'parseMember',
       'sameLeadership',
+      'sameMembers',
       'supersedes',
     ]);
   });
