@@ -134,7 +134,10 @@ describe('the protocol on a real redis-server', () => {
       await c.stores[0]!.set(`roster/redis-spec/${c.env}/leader 2`, '999 zz top');
       await delay(3 * T);
       expect(c.leaders()).toEqual([leader]);
-      expect(c.live().every((n) => (n.stats.garbage ?? 0) > 0)).toBe(true);
+      // The leader reads the whole window every interval and sees the garbage; followers poll the
+      // leader's nonce only, and meet it only on a full scan. Nobody adopts it.
+      expect(leader.stats.garbage ?? 0).toBeGreaterThan(0);
+      for (const n of c.live()) expect(n.leader?.id).toBe(leader.id);
     } finally {
       await c.close();
     }

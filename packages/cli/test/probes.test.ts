@@ -24,9 +24,13 @@ describe('/healthz', () => {
     expect(liveness({ ...follower, state: 'stopping' })).toEqual({ ok: false, reason: 'the node is stopping' });
   });
 
-  it('is unhealthy when the node calls itself leader but could not renew within the renew deadline', () => {
+  it('is unhealthy when the node calls itself leader but has not re-validated its lapsed lease for T although the store answers', () => {
+    const lapsedLeader = { ...follower, role: 'leader', leader: 'a', isLeader: false };
     expect(liveness({ ...follower, role: 'leader', leader: 'a', isLeader: true }).ok).toBe(true);
-    expect(liveness({ ...follower, role: 'leader', leader: 'a', isLeader: false }).reason).toMatch(/could not renew/);
+    expect(liveness({ ...lapsedLeader, lapsedSince: 9_500 }).ok).toBe(true); // within T: re-validating
+    expect(liveness({ ...lapsedLeader, lapsedSince: 8_900 }).reason).toMatch(/has not re-validated its lease for 1100 ms although the store answers/);
+    const outage = { ...follower.store, lastSuccessAt: 5_000 };
+    expect(liveness({ ...lapsedLeader, lapsedSince: 5_000, store: outage }).ok).toBe(true); // the store's fault, not the node's
   });
 
   it('stays healthy through a store outage, as long as the loops keep trying', () => {

@@ -161,7 +161,11 @@ export class LeaderRole {
     const { clock, timeoutMs, operationTimeoutMs, kv, logger } = this.#o.config;
     const key = this.#o.leaderKey;
     if (this.#ending) return { outcome: 'ended' };
-    if (!read.reachable) return this.#failed();
+    if (!read.reachable) {
+      const first = read.slots[0];
+      if (!this.#failing) this.#o.config.logger.warn({ err: first?.state === 'unavailable' ? first.error : undefined }, 'cannot read the leader key'); // once
+      return this.#failed();
+    }
     // Re-validation rests on the read: a better leadership must not hide behind an unavailable
     // nonce, so a read that missed one publishes (followers see the leader alive) but never renews.
     const complete = !read.slots.some((slot) => slot.state === 'unavailable');
@@ -193,6 +197,7 @@ export class LeaderRole {
         this.#o.stats.count('publish');
         this.#me = next;
         this.#raw = raw;
+        if (this.#failing) logger.info({ node: this.#o.config.id }, 'publishing works again');
         this.#failing = false;
         // Renew only when the previous publication started its cycle within R of this one (within
         // T − R − operation timeout when re-validating, see docs/protocol.md): after a lapse, the
@@ -206,7 +211,7 @@ export class LeaderRole {
       } catch (error) {
         if (this.#ending) return { outcome: 'ended' };
         if (!isKeyFailure(error)) {
-          logger.warn({ err: error }, 'publish failed');
+          if (!this.#failing) logger.warn({ err: error }, 'publish failed'); // once, when it starts failing
           return this.#failed();
         }
         key.advance();

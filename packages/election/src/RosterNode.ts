@@ -59,6 +59,8 @@ export class RosterNode implements RosterNodeApi {
   #stopping: Promise<void> | undefined;
   #started: Promise<void> | undefined;
   #firstStep: (() => void) | undefined;
+  /** Whether the last PING failed (its failure is logged once, when it starts). */
+  #pingFailing = false;
 
   readonly #f: Following;
   #staleTimer: Timer | undefined;
@@ -220,9 +222,15 @@ export class RosterNode implements RosterNodeApi {
     await this.#pinger.step().then(
       () => {
         this.#stats.count('ping');
+        if (this.#pingFailing) this.#cfg.logger.info({ node: this.id }, 'PING works again');
+        this.#pingFailing = false;
         this.#f.pinged(this.#pinger.lastPongAt, this.#pinger.lastRttMs);
       },
-      (error: unknown) => this.#cfg.logger.debug({ err: error }, 'PING failed'),
+      (error: unknown) => {
+        // Once per change of state, not once per interval.
+        if (!this.#pingFailing) this.#cfg.logger.warn({ err: error }, 'PING failed');
+        this.#pingFailing = true;
+      },
     );
   }
 

@@ -7,6 +7,8 @@ export interface ProbeInput {
   readonly role: string | undefined;
   /** `node.isLeader()`: leads and published within the renew deadline. */
   readonly isLeader: boolean;
+  /** While the role is leader but `isLeader` is false: since when (local time), else `undefined`. */
+  readonly lapsedSince?: number | undefined;
   /** The id of the leader the node follows or is, if any. */
   readonly leader: string | undefined;
   /** Whether the node's id is in the member list it sees. */
@@ -27,15 +29,20 @@ export interface ProbeResult {
 
 /**
  * `/healthz`, liveness: the node's loops are running. Unhealthy when the node stopped (or is
- * stopping), when it calls itself leader but its lease ran out (it could not renew within the
- * renew deadline, as client-go's `HealthzAdaptor` checks), or when it has started no store
+ * stopping), when it calls itself leader but its lease has been out for more than T while the
+ * store answers (it cannot renew although it could: as client-go's `HealthzAdaptor` checks, with
+ * a tolerance; a lease lost to a store outage is re-validated when the store returns, so the
+ * outage alone never fails this probe), or when it has started no store
  * operation for T (its loops stalled; a node whose store is down still tries every interval, so
  * an outage of the store alone never fails this probe). Healthy while it connects.
  */
 export function liveness(p: ProbeInput): ProbeResult {
   if (p.state === 'connecting') return { ok: true, reason: 'connecting to the store' };
   if (p.state !== 'running') return { ok: false, reason: `the node is ${p.state}` };
-  if (p.role === 'leader' && !p.isLeader) return { ok: false, reason: 'the leader could not renew its lease within the renew deadline' };
+  const answering = p.store.lastSuccessAt !== undefined && p.now - p.store.lastSuccessAt <= p.intervalMs;
+  if (p.role === 'leader' && !p.isLeader && p.lapsedSince !== undefined && p.now - p.lapsedSince > p.timeoutMs && answering) {
+    return { ok: false, reason: `the leader has not re-validated its lease for ${Math.round(p.now - p.lapsedSince)} ms although the store answers` };
+  }
   const started = p.store.lastStartedAt;
   const stall = Math.max(p.timeoutMs, 3 * p.intervalMs);
   if (started !== undefined && p.now - started > stall) {

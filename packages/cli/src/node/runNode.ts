@@ -72,7 +72,12 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
   const target = redactStoreUrl(options.store);
   let node: RosterNode | undefined;
   let store: InstrumentedKV | undefined;
-  const probeInput = (): ProbeInput => probeState(config, node, store?.health);
+  let lapsedSince: number | undefined;
+  const probeInput = (): ProbeInput => {
+    const lapsed = node?.role === 'leader' && !node.isLeader();
+    lapsedSince = lapsed ? (lapsedSince ?? realClock.now()) : undefined;
+    return { ...probeState(config, node, store?.health), lapsedSince };
+  };
   const status = (): NodeStatus => nodeStatus(options, config, target, node, recent, probeInput());
 
   const stop = new StopRequest(
