@@ -39,6 +39,14 @@ export class Membership {
     if (e) e.lastPingAt = now;
   }
 
+  /**
+   * Restarts every member's PING clock at `now`: after the leader was not looking (a pause), the
+   * silence of its members is no evidence that they are gone.
+   */
+  refresh(now: number): void {
+    for (const e of this.#entries.values()) e.lastPingAt = now;
+  }
+
   /** Removes `id`; true when it was a member. */
   remove(id: string): boolean {
     return this.#entries.delete(id);

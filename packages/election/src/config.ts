@@ -9,7 +9,7 @@ import {
   type KV,
   type Logger,
 } from '@roster/kv-adapter';
-import { checkId, checkWeight } from '@roster/follower';
+import { checkId, checkWeight, isValidId } from '@roster/follower';
 
 /** Options of `createNode()`. */
 export interface RosterNodeOptions {
@@ -71,6 +71,11 @@ export function newNodeId(): string {
   return randomUUID().replaceAll('-', '');
 }
 
+/** True when `id` is a valid node id: 1 to 128 of letters, digits and `. _ @ -`. */
+export function isValidNodeId(id: unknown): id is string {
+  return isValidId(id);
+}
+
 function positiveInt(field: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
     throw new ConfigError(field, value, `Expected \`${field}\` to be a positive integer (milliseconds)`);
@@ -78,16 +83,54 @@ function positiveInt(field: string, value: unknown): number {
   return value;
 }
 
+/** The timing and identity a node would run with: {@link checkNodeOptions}'s answer. */
+export interface NodeSettings {
+  readonly id: string;
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+  readonly renewDeadlineMs: number;
+  readonly settleMs: number;
+  readonly operationTimeoutMs: number;
+  readonly nonceWindow: number;
+  readonly weight: number;
+  readonly observer: boolean;
+}
+
+/**
+ * Validates every option of `createNode()` except `kv`, throwing a `ConfigError` (code
+ * `CONFIG_INVALID`) that names the field, and returns the settings with every default applied
+ * (pass the returned `id` on to `createNode()` to keep it). Use it to check options before
+ * connecting to the store.
+ *
+ * @example
+ * ```ts
+ * checkNodeOptions({ cluster: 'billing', env: 'dev', intervalMs: 100, timeoutMs: 500 });
+ * ```
+ */
+export function checkNodeOptions(options: Omit<RosterNodeOptions, 'kv'> & { readonly kv?: KV }): NodeSettings {
+  const { id, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, nonceWindow, weight, observer } = resolveTiming(options);
+  return { id, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, nonceWindow, weight, observer };
+}
+
 /**
  * Validates `createNode()` options once, up front, and applies defaults. Every problem is a
- * {@link ConfigError} naming the field.
+ * {@link ConfigError} naming the field. The store must offer compare-and-set: without it two
+ * leaders could overwrite each other's publications unseen.
  */
 export function resolveConfig(options: RosterNodeOptions): ResolvedConfig {
-  if (typeof options !== 'object' || options === null) throw new ConfigError('options', options, 'Expected an options object');
+  const resolved = resolveTiming(options);
   const { kv } = options;
   if (typeof kv !== 'object' || kv === null || typeof kv.get !== 'function') {
     throw new ConfigError('kv', kv, 'Expected `kv` to be a KV store (MemoryKV, RedisKV, …)');
   }
+  if (kv.capabilities?.compareAndSet !== true) {
+    throw new ConfigError('kv', kv.name, 'Expected `kv` to support compare-and-set (`capabilities.compareAndSet`), which leader publication requires');
+  }
+  return { ...resolved, kv };
+}
+
+function resolveTiming(options: Omit<RosterNodeOptions, 'kv'>): Omit<ResolvedConfig, 'kv'> {
+  if (typeof options !== 'object' || options === null) throw new ConfigError('options', options, 'Expected an options object');
   Namespace.check('cluster', options.cluster);
   Namespace.check('env', options.env);
   const id = options.id ?? newNodeId();
@@ -121,7 +164,6 @@ export function resolveConfig(options: RosterNodeOptions): ResolvedConfig {
     throw new ConfigError('observer', options.observer, 'Expected `observer` to be a boolean');
   }
   return {
-    kv,
     namespace: new Namespace(options.cluster, options.env),
     id,
     intervalMs,

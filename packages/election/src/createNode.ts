@@ -1,5 +1,6 @@
 import { resolveConfig, type RosterNodeOptions } from './config.js';
-import { RosterNode } from './RosterNode.js';
+import type { RosterNode } from './node.js';
+import { RosterNode as Node } from './RosterNode.js';
 
 /** Options of {@link createNode}: {@link RosterNodeOptions} plus a signal that stops the node. */
 export interface CreateNodeOptions extends RosterNodeOptions {
@@ -9,7 +10,8 @@ export interface CreateNodeOptions extends RosterNodeOptions {
 
 /**
  * Creates a Roster node: validates the options (a `ConfigError` naming the field for any bad
- * value) and returns a {@link RosterNode}, not yet started.
+ * value; a store without compare-and-set is refused) and returns a {@link RosterNode}, not yet
+ * started.
  *
  * @example
  * ```ts
@@ -25,7 +27,7 @@ export interface CreateNodeOptions extends RosterNodeOptions {
  * ```
  */
 export function createNode(options: CreateNodeOptions): RosterNode {
-  const node = new RosterNode(resolveConfig(options));
+  const node = new Node(resolveConfig(options));
   const signal = options.signal;
   if (signal) {
     if (signal.aborted) void node.stop();

@@ -15,13 +15,49 @@ export interface LeaderInfo {
   readonly token: bigint;
 }
 
+/**
+ * Why a leader stopped leading:
+ * - `dethroned`: a better leadership (higher Era, or the same Era at a lower Nonce) was seen;
+ * - `lease-expired`: the lease ran out because the process did not run (a pause, a stalled loop);
+ * - `store-unavailable`: the lease ran out while publications failed (the store did not answer);
+ * - `resigned`: it handed leadership over on purpose;
+ * - `stopped`: `stop()` was called (the node says goodbye);
+ * - `destroyed`: `destroy()` was called (no goodbye).
+ */
+export type LeadershipLossReason = 'dethroned' | 'lease-expired' | 'store-unavailable' | 'resigned' | 'stopped' | 'destroyed';
+
+/**
+ * Why the role changed:
+ * - to candidate: `stale` (the leader's Version stood still for T), `goodbye` (the leader resigned),
+ *   `pong-timeout` (no PONG for T);
+ * - to leader: `confirmed` (the claim was the best and everything else stood still for T);
+ * - to follower from candidate: `better-leader-seen`, `claim-lost` (the claim was overwritten),
+ *   `claim-race-lost` (another claim was written first), `claim-unconfirmed` (no confirmation
+ *   within T + I);
+ * - to follower from leader: a {@link LeadershipLossReason}.
+ */
+export type RoleChangeReason =
+  | 'stale'
+  | 'goodbye'
+  | 'pong-timeout'
+  | 'confirmed'
+  | 'better-leader-seen'
+  | 'claim-lost'
+  | 'claim-race-lost'
+  | 'claim-unconfirmed'
+  /** No nonce of the leader key could be read, and nothing new was seen for T. */
+  | 'unreachable'
+  /** A candidate that stood blind (`unreachable`) can read again and sees the leadership alive. */
+  | 'leader-alive'
+  | LeadershipLossReason;
+
 /** The role changed. */
 export interface RoleUpdate {
   readonly type: 'role';
   readonly role: Role;
   readonly previous: Role;
-  /** Why, e.g. `"stale"`, `"confirmed"`, `"dethroned"`, `"lease-expired"`, `"stopped"`. */
-  readonly reason: string;
+  /** Why (see {@link RoleChangeReason}). */
+  readonly reason: RoleChangeReason;
 }
 
 /** The leader this node follows (or is) changed; `leader` is `undefined` while there is none. */

@@ -79,14 +79,15 @@ describe('compound keys move when a key is unavailable, and readers find them', 
 });
 
 describe('self-fencing', () => {
-  it('a leader that cannot publish stops calling itself leader after the renew deadline, before any follower may stand', async () => {
+  it('a leader that cannot publish stops calling itself leader after the renew deadline (store-unavailable), before any follower may stand', async () => {
     const c = new Cluster();
     await c.start('a', 'b', 'c');
     await c.until(() => c.converged(), 20 * T);
     const leader = c.leaders()[0]!;
     const fenced: number[] = [];
     const stood: number[] = [];
-    leader.on('role', (u) => u.previous === 'leader' && fenced.push(c.clock.now()));
+    const signal = leader.leadership!;
+    signal.addEventListener('abort', () => fenced.push(c.clock.now()));
     for (const n of c.live()) if (n !== leader) n.on('role', (u) => u.role === 'candidate' && stood.push(c.clock.now()));
     // The leader alone loses the leader key at every nonce.
     c.store.deadFor.set(leader.id, new Set([0, 1, 2, 3].map((n) => `${ns}leader ${n}`)));
@@ -95,6 +96,7 @@ describe('self-fencing', () => {
     expect(fenced).toHaveLength(1);
     expect(fenced[0]! - cut).toBeLessThanOrEqual(T / 2 + I);
     expect(fenced[0]!).toBeLessThan(stood[0]!);
+    expect(signal.reason).toMatchObject({ code: 'LEADERSHIP_LOST', reason: 'store-unavailable' });
     expect(leader.isLeader()).toBe(false);
     await c.until(() => c.leaders().length === 1 && !c.leaders().includes(leader), 10 * T);
     c.store.deadFor.delete(leader.id);

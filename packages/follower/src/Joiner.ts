@@ -23,11 +23,6 @@ export class Joiner {
     this.#opTimeoutMs = options.opTimeoutMs;
   }
 
-  /** Local time of the last successful append, or `undefined`. */
-  get lastAppendAt(): number | undefined {
-    return this.#lastAppendAt;
-  }
-
   /** Forgets the last append, so that the next {@link due} check says yes. */
   reset(): void {
     this.#lastAppendAt = undefined;

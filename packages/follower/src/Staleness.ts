@@ -22,11 +22,6 @@ export class Staleness {
     return this.#tracked;
   }
 
-  /** Local time of the last observed change. */
-  get changedAt(): number {
-    return this.#changedAt;
-  }
-
   /** Records what a read completed at `at` saw; returns true when it is a change. */
   observe(seen: Broadcast | undefined, at: number): boolean {
     const prev = this.#tracked;

@@ -1,4 +1,4 @@
-import { ConfigError, RosterError } from '@roster/kv-adapter';
+import { ConfigError } from '@roster/kv-adapter';
 
 /** Longest node id accepted. */
 export const MAX_ID_LENGTH = 128;
@@ -55,12 +55,3 @@ export function parseMember(token: string): Member | undefined {
   return weight <= MAX_WEIGHT ? { id, weight } : undefined;
 }
 
-/** An id read from a key did not parse. */
-export class MalformedValueError extends RosterError {
-  /** The key the value came from. */
-  readonly key: string;
-  constructor(key: string, value: string, reason: string) {
-    super('MALFORMED_VALUE', `malformed value at ${JSON.stringify(key)} (${reason}): ${JSON.stringify(value.slice(0, 80))}`);
-    this.key = key;
-  }
-}

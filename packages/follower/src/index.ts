@@ -19,8 +19,6 @@ export {
   supersedes,
   bestBroadcast,
   fencingToken,
-  MAX_MEMBERS,
-  MAX_NONCE,
 } from './broadcast.js';
 export {
   type Member,
@@ -29,9 +27,6 @@ export {
   checkWeight,
   formatMember,
   parseMember,
-  MalformedValueError,
-  MAX_ID_LENGTH,
-  MAX_WEIGHT,
 } from './ids.js';
 export { RosterKeys } from './keys.js';
 export { LeaderWindow, type LeaderWindowOptions, type LeaderWindowRead, type LeaderSlot } from './LeaderWindow.js';

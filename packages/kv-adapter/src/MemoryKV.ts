@@ -99,8 +99,11 @@ export class MemoryKV implements KV {
     options?: CompareAndSetOptions,
   ): Promise<CompareAndSetResult> {
     this.#enter(key, options);
+    if (typeof value !== 'string') checkValue(key, value, this.#limits); // throws InvalidValueError
+    const token = options?.stampToken ?? '';
+    if (typeof token !== 'string') throw new ConfigError('stampToken', token, 'Expected `stampToken` to be a string');
     const time = this.#clock.wallTime();
-    const next = options?.stampToken ? value.split(options.stampToken).join(String(time)) : value;
+    const next = token ? value.split(token).join(String(time)) : value;
     checkValue(key, next, this.#limits);
     const current = this.#read(key);
     if (current !== expected) return { swapped: false, current, time };

@@ -8,9 +8,12 @@ const NAME = /^[A-Za-z0-9._\-:@]+$/;
  * A key prefix for one cluster in one environment (seed 002): `roster/<cluster>/<env>/`.
  * Two clusters, or two environments of one cluster, never see each other's keys.
  *
- * Names may use letters, digits and `. _ - : @`; in particular no space (the compound-key
- * separator), no `/` (the namespace separator) and no braces (so Redis Cluster hash tags never
- * pin Roster's keys to one slot).
+ * Names are 1 to 128 of letters, digits and `. _ - : @`, and neither `.` alone nor anything
+ * containing `..`. So no space (the compound-key separator), no `/` (the namespace separator), no
+ * glob characters (`* ? [ ]`, so a `SCAN MATCH` or an ACL key pattern written from a name matches
+ * only its own namespace), no braces (so Redis Cluster hash tags never pin Roster's keys to one
+ * slot), no control characters, no path-like `..`, and no non-ASCII lookalikes. Two different
+ * (cluster, env) pairs give two prefixes neither of which starts with the other.
  *
  * @example
  * ```ts
@@ -43,11 +46,11 @@ export class Namespace {
 
   /** Throws {@link ConfigError} unless `value` is a valid cluster, environment or root name. */
   static check(field: string, value: unknown): asserts value is string {
-    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_NAME || !NAME.test(value)) {
+    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_NAME || !NAME.test(value) || value === '.' || value.includes('..')) {
       throw new ConfigError(
         field,
         value,
-        `Expected \`${field}\` to be 1 to ${MAX_NAME} characters of letters, digits and . _ - : @`,
+        `Expected \`${field}\` to be 1 to ${MAX_NAME} characters of letters, digits and . _ - : @ (not \`.\` alone, no \`..\`)`,
       );
     }
   }

@@ -25,7 +25,7 @@ import { raceSignal } from './util/deadline.js';
 import { resolveSettings, type Settings } from './redis/resolveSettings.js';
 import { runScript } from './redis/runScript.js';
 import { isNodeFailure, ShardHealth } from './redis/ShardHealth.js';
-import { APPEND_WITHIN_LIMIT, COMPARE_AND_SET } from './redis/scripts.js';
+import { APPEND_WITHIN_LIMIT, COMPARE_AND_SET, READ_WITHIN_LIMIT } from './redis/scripts.js';
 import { clusterTime, parseTime } from './redis/time.js';
 import { waitUntilReady } from './redis/waitUntilReady.js';
 import { checkKey, checkSize, checkValue } from './validate.js';
@@ -96,8 +96,10 @@ export interface RedisKVConnectOptions {
  * `WRONGTYPE` or `OOM` → `KVRejectedError`; values read or written over `maxValueBytes` →
  * `ValueTooLargeError`; after {@link RedisKV.close} → `KVClosedError`.
  *
- * **Operations.** `get` GET, `set` SET [PX], `delete` DEL, `append` a script that APPENDs only
- * when the result stays within `maxValueBytes`, `take` GETDEL (Redis 6.2+), `compareAndSet` a
+ * **Operations.** `get` a script that checks `STRLEN` against `maxValueBytes` and then GETs (so a
+ * value over the limit never leaves the server), `set` SET [PX], `delete` DEL, `append` a script
+ * that APPENDs only when the result stays within `maxValueBytes`, `take` the same read script with
+ * GETDEL (Redis 6.2+; a value over the limit is DELeted all the same), `compareAndSet` a
  * script that reads `TIME`, stamps it into the value, compares and writes in one step, `time` TIME.
  *
  * @example
@@ -177,7 +179,7 @@ export class RedisKV implements KV {
   }
 
   get(key: string, options?: KVOperationOptions): Promise<string | null> {
-    return this.#op('get', key, options, async (client) => this.#checkRead(key, await client.get(key)));
+    return this.#op('get', key, options, async (client) => this.#readCapped(client, key, false));
   }
 
   set(key: string, value: string, options?: SetOptions): Promise<void> {
@@ -205,7 +207,7 @@ export class RedisKV implements KV {
 
   take(key: string, options?: KVOperationOptions): Promise<string | null> {
     // A value over the limit is taken (deleted) all the same, then reported as too large.
-    return this.#op('take', key, options, async (client) => this.#checkRead(key, await client.getdel(key)));
+    return this.#op('take', key, options, async (client) => this.#readCapped(client, key, true));
   }
 
   compareAndSet(key: string, expected: string | null, value: string, options?: CompareAndSetOptions): Promise<CompareAndSetResult> {
@@ -313,6 +315,14 @@ export class RedisKV implements KV {
       }
     })();
     return raceSignal(work, signal);
+  }
+
+  /** GET (or GETDEL) that checks `STRLEN` on the server first: an oversized value is never sent. */
+  async #readCapped(client: Redis | Cluster, key: string, del: boolean): Promise<string | null> {
+    const { maxValueBytes } = this.#settings.limits;
+    const reply = (await runScript(client, READ_WITHIN_LIMIT, key, [maxValueBytes, del ? '1' : '0'])) as string | number | null;
+    if (typeof reply === 'number') throw new ValueTooLargeError(key, -reply, maxValueBytes);
+    return reply;
   }
 
   #checkRead(key: string, value: string | null): string | null {

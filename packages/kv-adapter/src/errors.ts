@@ -14,6 +14,7 @@ const BRAND = Symbol.for('@roster/error');
 export type RosterErrorCode =
   | 'KV_KEY_UNAVAILABLE'
   | 'KV_STORE_UNAVAILABLE'
+  | 'KV_ACCESS_DENIED'
   | 'KV_INVALID_KEY'
   | 'KV_INVALID_VALUE'
   | 'KV_VALUE_TOO_LARGE'
@@ -82,6 +83,22 @@ export class StoreUnavailableError extends RosterError {
   /** True when `error` is a {@link StoreUnavailableError} from any copy of this package. */
   static override is(error: unknown): error is StoreUnavailableError {
     return RosterError.is(error, 'KV_STORE_UNAVAILABLE');
+  }
+}
+
+/**
+ * The store refused this client for good: its TLS certificate failed verification (wrong CA,
+ * expired, wrong host name), the server wants a client certificate, the credentials are wrong
+ * (`WRONGPASS`), or the ACL user lacks a permission Roster needs (`NOPERM`). Retrying does not
+ * help; fix the configuration.
+ */
+export class StoreAccessError extends RosterError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('KV_ACCESS_DENIED', `kv: store refused access: ${message}`, options);
+  }
+  /** True when `error` is a {@link StoreAccessError} from any copy of this package. */
+  static override is(error: unknown): error is StoreAccessError {
+    return RosterError.is(error, 'KV_ACCESS_DENIED');
   }
 }
 

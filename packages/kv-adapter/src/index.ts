@@ -21,6 +21,7 @@ export {
   RosterError,
   KeyUnavailableError,
   StoreUnavailableError,
+  StoreAccessError,
   InvalidKeyError,
   InvalidValueError,
   ValueTooLargeError,
@@ -47,6 +48,7 @@ export {
   type KVLimits,
 } from './KV.js';
 export { MemoryKV, type MemoryKVOptions } from './MemoryKV.js';
+export { probeAccess } from './probeAccess.js';
 export {
   CompoundKey,
   type CompoundKeyOptions,

@@ -11,7 +11,7 @@ export function resolveLimits(limits: KVLimits | undefined): Limits {
 
 /** Throws {@link InvalidKeyError} unless `key` is a non-empty, well-formed string within the limit. */
 export function checkKey(key: unknown, limits: Limits): asserts key is string {
-  if (typeof key !== 'string') throw new InvalidKeyError(String(key), `expected a string, got ${typeof key}`);
+  if (typeof key !== 'string') throw new InvalidKeyError(`(${typeof key})`, `expected a string, got ${typeof key}`);
   if (key.length === 0) throw new InvalidKeyError(key, 'empty');
   if (!key.isWellFormed()) throw new InvalidKeyError(key, 'not well-formed UTF-16 (lone surrogate)');
   const bytes = Buffer.byteLength(key);

@@ -1,7 +1,10 @@
 import { createCluster, ClusterLeftError, type Cluster, type ClusterOptions, type RebalanceUpdate } from '@roster/cluster';
-import { ConfigError, LevelLogger, silentLogger, type Logger, type LogLevel } from '@roster/kv-adapter';
+import { randomUUID } from 'node:crypto';
+import { ConfigError, LevelLogger, Namespace, silentLogger, type KV, type Logger, type LogLevel } from '@roster/kv-adapter';
 import { CliError, ExitCode } from '../CliError.js';
+import { connectStore } from '../internal/connectStore.js';
 import { integerOption, parseOptions } from '../internal/parseOptions.js';
+import { TLS_FLAGS, TLS_HELP, tlsOptions } from '../internal/tlsOptions.js';
 import { StopRequest } from '../internal/StopRequest.js';
 import type { CliIO, Command, OutputStream } from './Command.js';
 
@@ -21,12 +24,15 @@ OPTIONS are one or more of:
                             redis://127.0.0.1:6379, or host:port,host:port,... for Redis Cluster
   --interval MS             Roster's period I in milliseconds [default: 1000]
   --timeout MS              Roster's timeout T in milliseconds [default: 5 x interval]
+  --tls-ca, --tls-cert, --tls-key, --tls-server-name: TLS for a rediss:// registry (below)
  Static clustering:
   -I INDEX                  Set this instance index to INDEX [default: 0]
   -T COUNT                  Set the cluster total to COUNT [default: INDEX + threads]
 
 cluster-test joins the cluster, prints every re-balance, and sleeps until terminated; on Ctrl-C
 (SIGINT) or SIGTERM it leaves the cluster and exits 0. Give -r, or -I and/or -T, not both.
+
+${TLS_HELP}
 
 Exit codes: 0 left after a signal; 2 bad arguments or configuration, or the registry unreachable;
 1 an unexpected error; 130/143 a second SIGINT/SIGTERM cut the leave short.
@@ -75,6 +81,7 @@ async function clusterTest(args: readonly string[], io: CliIO): Promise<number> 
     total: { type: 'string', short: 'T' },
     interval: { type: 'string' },
     timeout: { type: 'string' },
+    ...TLS_FLAGS,
   });
   if (values.help) {
     io.stdout.write(HELP);
@@ -93,6 +100,46 @@ async function clusterTest(args: readonly string[], io: CliIO): Promise<number> 
     throw new CliError(`${NAME}: give -r URI (dynamic clustering, e.g. -r redis://127.0.0.1:6379) or -I INDEX -T COUNT (static clustering)`);
   }
   const out = (line: string): void => void io.stdout.write(`${line}\n`);
+  const logger = values.verbose ? new LibclusterLogger(io.stderr) : silentLogger;
+  const tls = isStatic ? undefined : tlsOptions(NAME, values, io.env);
+  // With TLS the registry is connected (and its ACL permissions probed) here, then handed over.
+  let registry: string | KV | undefined = values.registry;
+  let owned: KV | undefined;
+  if (tls !== undefined) {
+    let probeKey: string;
+    try {
+      probeKey = new Namespace(values.key ?? 'cluster-test', values.env ?? 'production').key(`probe/${randomUUID()}`);
+    } catch (error) {
+      if (ConfigError.is(error)) throw new CliError(`${NAME}: ${error.message}`, { cause: error });
+      throw error;
+    }
+    owned = await connectStore({ command: NAME, url: values.registry!, tls, logger, probeKey });
+    registry = owned;
+  }
+  try {
+    return await runCluster(values, { threads, index, total, intervalMs, timeoutMs, isStatic, registry, logger }, io, out);
+  } finally {
+    await owned?.close();
+  }
+}
+
+interface ClusterSettings {
+  readonly threads: number;
+  readonly index: number | undefined;
+  readonly total: number | undefined;
+  readonly intervalMs: number | undefined;
+  readonly timeoutMs: number | undefined;
+  readonly isStatic: boolean;
+  readonly registry: string | KV | undefined;
+  readonly logger: Logger;
+}
+
+async function runCluster(
+  values: { key?: string | undefined; env?: string | undefined; instance?: string | undefined },
+  { threads, index, total, intervalMs, timeoutMs, isStatic, registry, logger }: ClusterSettings,
+  io: CliIO,
+  out: (line: string) => void,
+): Promise<number> {
   const options: ClusterOptions = {
     key: values.key ?? 'cluster-test',
     env: values.env ?? 'production',
@@ -100,8 +147,8 @@ async function clusterTest(args: readonly string[], io: CliIO): Promise<number> 
     ...(values.instance !== undefined && { instanceId: values.instance }),
     ...(isStatic
       ? { static: { index: index ?? 0, total: total ?? (index ?? 0) + threads } }
-      : { registry: values.registry!, ...(intervalMs !== undefined && { intervalMs }), ...(timeoutMs !== undefined && { timeoutMs }) }),
-    logger: values.verbose ? new LibclusterLogger(io.stderr) : silentLogger,
+      : { registry: registry!, ...(intervalMs !== undefined && { intervalMs }), ...(timeoutMs !== undefined && { timeoutMs }) }),
+    logger,
     onRebalance: (update) => printRebalance(out, update),
   };
   let cluster: Cluster;

@@ -1,5 +1,6 @@
 import { runNode } from '../node/runNode.js';
 import { integerOption, parseOptions, required } from '../internal/parseOptions.js';
+import { TLS_FLAGS, TLS_HELP, tlsOptions } from '../internal/tlsOptions.js';
 import type { Command } from './Command.js';
 
 const NAME = 'roster node';
@@ -34,9 +35,12 @@ Options:
   --verbose             debug logs on stderr
   -h, --help            show this help
 
+${TLS_HELP}
+
 Exit codes:
   0  stopped by SIGINT or SIGTERM (gracefully: a leader resigns, a follower leaves)
-  2  bad arguments, an invalid configuration, or a store unreachable at start
+  2  bad arguments, an invalid configuration, or a store unreachable or refusing
+     access at start (TLS verification, credentials, a missing ACL permission)
   1  an unexpected error; 130/143 a second SIGINT/SIGTERM cut the graceful stop short
 
 Examples:
@@ -64,7 +68,9 @@ export const nodeCommand: Command = {
       verbose: { type: 'boolean' },
       'status-port': { type: 'string' },
       'status-host': { type: 'string' },
+      ...TLS_FLAGS,
     });
+    const tls = tlsOptions(NAME, values, io.env);
     const statusPort = integerOption(NAME, '--status-port', values['status-port'], { min: 0, max: 65535 });
     const intervalMs = integerOption(NAME, '--interval', values.interval, { unit: 'milliseconds' });
     const timeoutMs = integerOption(NAME, '--timeout', values.timeout, { unit: 'milliseconds' });
@@ -82,6 +88,7 @@ export const nodeCommand: Command = {
         ...(connectTimeoutMs !== undefined && { connectTimeoutMs }),
         ...(statusPort !== undefined && { statusPort }),
         ...(values['status-host'] !== undefined && { statusHost: values['status-host'] }),
+        ...(tls && { tls }),
       },
       io,
     );

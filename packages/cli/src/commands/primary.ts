@@ -1,5 +1,7 @@
+import type { ConnectionOptions } from 'node:tls';
 import { CliError, ExitCode } from '../CliError.js';
 import { integerOption, parseOptions, required } from '../internal/parseOptions.js';
+import { TLS_FLAGS, TLS_HELP, tlsOptions, type TlsFlagValues } from '../internal/tlsOptions.js';
 import { getPrimary } from '../primary/getPrimary.js';
 import { runPrimary } from '../primary/runPrimary.js';
 import type { CliIO, Command } from './Command.js';
@@ -51,6 +53,8 @@ Both:
   --connect-timeout MS  how long to wait for the store [default: 5000]
   -h, --help            show this help
 
+${TLS_HELP}
+
 Exit codes:
   0  run: stopped by SIGINT or SIGTERM (gracefully); get: a primary was found
   ${ExitCode.noPrimary}  get: the role type has no primary
@@ -101,7 +105,7 @@ async function run(args: readonly string[], io: CliIO): Promise<number> {
   const intervalMs = integerOption(command, '--interval', values.interval, { unit: 'milliseconds' });
   return runPrimary(
     {
-      ...requiredStoreValues(command, values),
+      ...requiredStoreValues(command, values, io),
       ...timeouts(command, values),
       ...(values.endpoint !== undefined && { endpoint: values.endpoint }),
       ...(values.id !== undefined && { id: values.id }),
@@ -121,7 +125,7 @@ async function get(args: readonly string[], io: CliIO): Promise<number> {
     timeout: { type: 'string' },
     json: { type: 'boolean' },
   });
-  return getPrimary({ ...requiredStoreValues(command, values), ...timeouts(command, values), json: values.json ?? false }, io);
+  return getPrimary({ ...requiredStoreValues(command, values, io), ...timeouts(command, values), json: values.json ?? false }, io);
 }
 
 const storeOptions = {
@@ -130,9 +134,10 @@ const storeOptions = {
   env: { type: 'string' },
   type: { type: 'string' },
   'connect-timeout': { type: 'string' },
+  ...TLS_FLAGS,
 } as const;
 
-interface StoreValues {
+interface StoreValues extends TlsFlagValues {
   readonly store?: string | undefined;
   readonly key?: string | undefined;
   readonly env?: string | undefined;
@@ -141,8 +146,10 @@ interface StoreValues {
   readonly 'connect-timeout'?: string | undefined;
 }
 
-function requiredStoreValues(command: string, values: StoreValues): { store: string; cluster: string; env: string; utype: string } {
+function requiredStoreValues(command: string, values: StoreValues, io: CliIO): { store: string; cluster: string; env: string; utype: string; tls?: ConnectionOptions } {
+  const tls = tlsOptions(command, values, io.env);
   return {
+    ...(tls && { tls }),
     store: required(command, '--store', values.store, 'redis://127.0.0.1:6379'),
     cluster: required(command, '--key', values.key, 'shop'),
     env: required(command, '--env', values.env, 'production'),

@@ -1,4 +1,5 @@
-import { ConfigError, RedisKV, StoreUnavailableError, type Logger } from '@roster/kv-adapter';
+import type { ConnectionOptions } from 'node:tls';
+import { ConfigError, probeAccess, RedisKV, StoreAccessError, StoreUnavailableError, type Logger } from '@roster/kv-adapter';
 import { CliError } from '../CliError.js';
 
 /** Options of {@link connectStore}. */
@@ -19,21 +20,39 @@ export interface ConnectStoreOptions {
   readonly logger: Logger;
   /** Gives up when it aborts (a signal during the start). */
   readonly signal?: AbortSignal;
+  /** TLS options (CA, client certificate and key, server name) for a `rediss://` store. */
+  readonly tls?: ConnectionOptions;
+  /**
+   * A key of the command's namespace that nobody else uses: when given, every operation Roster
+   * makes is tried on it once ({@link probeAccess}), so that a missing ACL permission fails now.
+   */
+  readonly probeKey?: string;
 }
 
 /**
  * Opens the store at `url` as `roster` commands do: `RedisKV.connect`, waiting up to
  * `connectTimeoutMs`. Resolves to `undefined` when `signal` aborted meanwhile.
  *
- * @throws {@link CliError} (exit code 2) when the store cannot be reached, or for an invalid URL
- *   (`command: invalid --store: …`).
+ * @throws {@link CliError} (exit code 2) when the store cannot be reached, refuses access (TLS
+ *   verification, wrong credentials, a missing ACL permission: `command: the store refused access: …`),
+ *   or for an invalid URL (`command: invalid --store: …`).
  */
 export async function connectStore(options: ConnectStoreOptions): Promise<RedisKV | undefined> {
-  const { command, url, connectTimeoutMs = 5000, commandTimeoutMs, logger, signal } = options;
+  const { command, url, connectTimeoutMs = 5000, commandTimeoutMs, logger, signal, tls, probeKey } = options;
+  let kv: RedisKV | undefined;
   try {
-    return await RedisKV.connect({ url, connectTimeoutMs, logger, ...(commandTimeoutMs !== undefined && { commandTimeoutMs }) }, { signal });
+    kv = await RedisKV.connect(
+      { url, connectTimeoutMs, logger, ...(commandTimeoutMs !== undefined && { commandTimeoutMs }), ...(tls && { tls }) },
+      { signal },
+    );
+    if (probeKey !== undefined) await probeAccess(kv, probeKey, { ...(signal && { signal }) });
+    return kv;
   } catch (error) {
+    await kv?.close();
     if (signal?.aborted) return undefined;
+    if (StoreAccessError.is(error)) {
+      throw new CliError(`${command}: the store refused access: ${error.message.replace(/^kv: store refused access: /, '')}`, { cause: error });
+    }
     if (StoreUnavailableError.is(error)) {
       throw new CliError(`${command}: cannot reach the store: ${error.message.replace(/^kv: store unavailable: /, '')}`, { cause: error });
     }

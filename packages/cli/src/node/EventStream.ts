@@ -4,6 +4,9 @@ import { formatJsonEvent, type LeaderEvent, type MembersEvent, type NodeEvent, t
 /** A client whose unsent lines exceed this many bytes is too slow and is dropped. */
 const MAX_BACKLOG_BYTES = 1 << 20;
 
+/** Most clients connected at once, by default; one more gets 503. */
+export const DEFAULT_MAX_EVENT_CLIENTS = 100;
+
 /** How a client reads the stream: NDJSON lines, or Server-Sent Events for a browser. */
 type Format = 'ndjson' | 'sse';
 
@@ -16,7 +19,9 @@ type Format = 'ndjson' | 'sse';
  * `members` (with `added` = every member and `removed` = `[]`), then every event as it happens.
  * Clients that connect before the node has started wait for {@link open}, so that a snapshot is
  * never of a node that has not read the store yet. The `stopped` event ends every stream; a
- * client that goes away, or falls more than 1 MiB behind, is dropped.
+ * client that goes away, or falls more than 1 MiB behind, is dropped. At most `maxClients`
+ * (default {@link DEFAULT_MAX_EVENT_CLIENTS}) are connected at once: one more gets `503` with a
+ * `retry-after`, so memory stays bounded (at most `maxClients` × 1 MiB of unsent text).
  *
  * A client that asks for `Accept: text/event-stream` (as a browser's `EventSource` does) gets the
  * same objects as Server-Sent Events instead: each as `event: node` with the JSON line as `data`,
@@ -27,6 +32,7 @@ export class EventStream {
   readonly #id: string;
   readonly #clients = new Map<ServerResponse, Format>();
   readonly #status: (() => object) | undefined;
+  readonly #maxClients: number;
   #role: RoleEvent | undefined;
   #leader: LeaderEvent | undefined;
   #members: MembersEvent | undefined;
@@ -36,10 +42,12 @@ export class EventStream {
   /**
    * @param id - the node's id, for the snapshot lines of a node that has printed none yet.
    * @param status - the status object that Server-Sent Events clients get on connecting.
+   * @param options.maxClients - most clients connected at once (NDJSON and SSE together).
    */
-  constructor(id: string, status?: () => object) {
+  constructor(id: string, status?: () => object, options: { maxClients?: number } = {}) {
     this.#id = id;
     this.#status = status;
+    this.#maxClients = options.maxClients ?? DEFAULT_MAX_EVENT_CLIENTS;
   }
 
   /** How many clients are connected now. */
@@ -93,6 +101,11 @@ export class EventStream {
     if (this.#ended) {
       response.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
       response.end('the node has stopped\n');
+      return;
+    }
+    if (this.#clients.size >= this.#maxClients) {
+      response.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '5' });
+      response.end(`too many event-stream clients (at most ${this.#maxClients})\n`);
       return;
     }
     const format: Format = /\btext\/event-stream\b/.test(request.headers.accept ?? '') ? 'sse' : 'ndjson';

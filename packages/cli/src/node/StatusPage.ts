@@ -66,12 +66,15 @@ export interface StatusEndpoints {
   readonly probes?: { readonly healthz: () => ProbeResult; readonly readyz: () => ProbeResult };
 }
 
+/** Most sockets the status page keeps open at once; the next ones are closed at once. */
+const MAX_CONNECTIONS = 256;
+
 /**
  * A read-only HTTP status page for one node (seed 001's "look at the logs from a browser"), on
  * `node:http` alone: `/` is a live dashboard (it follows `/events` as Server-Sent Events),
  * `/status.json` the same as JSON, and, when given, `/events` (the node's events as NDJSON),
  * `/metrics` (Prometheus text), `/healthz` and `/readyz` (200 or 503 with a JSON reason). Anything
- * else is 404; anything but GET and HEAD is 405.
+ * else is 404; anything but GET and HEAD is 405. At most 256 connections are open at once.
  */
 export class StatusPage {
   readonly #server: Server;
@@ -88,6 +91,8 @@ export class StatusPage {
    */
   static async listen(host: string, port: number, status: () => NodeStatus, endpoints: StatusEndpoints = {}): Promise<StatusPage> {
     const server = createServer((request, response) => respond(request, response, status, endpoints));
+    // Bounded: at most this many sockets at once (the event streams have their own, lower cap).
+    server.maxConnections = MAX_CONNECTIONS;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {

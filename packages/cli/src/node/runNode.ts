@@ -1,5 +1,6 @@
-import { createNode, resolveConfig, type ResolvedConfig, type RosterNode } from '@roster/election';
-import { ConfigError, MemoryKV, parseStoreUrl, realClock, redactStoreUrl, type Timer } from '@roster/kv-adapter';
+import { checkNodeOptions, createNode, type NodeSettings, type RosterNode } from '@roster/election';
+import type { ConnectionOptions } from 'node:tls';
+import { ConfigError, Namespace, parseStoreUrl, realClock, redactStoreUrl, type Timer } from '@roster/kv-adapter';
 import { collectDefaultMetrics } from 'prom-client';
 import type { CliIO } from '../commands/Command.js';
 import { CliError, ExitCode } from '../CliError.js';
@@ -34,6 +35,8 @@ export interface NodeRunOptions {
   readonly statusPort?: number;
   /** The address the status page listens on. @defaultValue "127.0.0.1" */
   readonly statusHost?: string;
+  /** TLS options for a `rediss://` store (`--tls-ca`, `--tls-cert`, `--tls-key`). */
+  readonly tls?: ConnectionOptions;
 }
 
 const COMMAND = 'roster node';
@@ -92,6 +95,8 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       commandTimeoutMs: config.operationTimeoutMs,
       logger: libraryLog,
       signal: stop.signal,
+      probeKey: new Namespace(options.cluster, options.env).key(`probe/${config.id}`),
+      ...(options.tls && { tls: options.tls }),
     });
     if (kv === undefined) return ExitCode.ok; // stopped while connecting
     store = new InstrumentedKV(kv, { clock: realClock, deadlineMs: config.operationTimeoutMs, ...(metrics && { metrics }) });
@@ -172,7 +177,7 @@ async function serveStatus(
 const NO_STORE_YET: StoreHealth = { lastStartedAt: undefined, lastSuccessAt: undefined, lastErrorAt: undefined, lastError: undefined, inFlight: 0 };
 
 /** What the probes look at now. */
-function probeState(config: ResolvedConfig, node: RosterNode | undefined, store: StoreHealth | undefined): ProbeInput {
+function probeState(config: NodeSettings, node: RosterNode | undefined, store: StoreHealth | undefined): ProbeInput {
   return {
     state: node?.state ?? 'connecting',
     role: node?.role,
@@ -187,7 +192,7 @@ function probeState(config: ResolvedConfig, node: RosterNode | undefined, store:
 }
 
 /** What the status page shows now. */
-function nodeStatus(options: NodeRunOptions, config: ResolvedConfig, store: string, node: RosterNode | undefined, recent: RecentLines, probe: ProbeInput): NodeStatus {
+function nodeStatus(options: NodeRunOptions, config: NodeSettings, store: string, node: RosterNode | undefined, recent: RecentLines, probe: ProbeInput): NodeStatus {
   const leader = node?.leader;
   // A leader sends no PINGs: what the sensor holds is from before it led.
   const ownLatency = node?.role === 'leader' ? null : (node?.latency.pongRoundTripMs ?? null);
@@ -221,12 +226,10 @@ function nodeStatus(options: NodeRunOptions, config: ResolvedConfig, store: stri
 }
 
 /** Validates every option before any connection, so that a bad one fails at once. */
-function checkConfig(options: NodeRunOptions): ResolvedConfig {
+function checkConfig(options: NodeRunOptions): NodeSettings {
   try {
     parseStoreUrl(options.store);
-    // Validates the node options with a placeholder store; the real one is connected next.
-    return resolveConfig({
-      kv: new MemoryKV(),
+    return checkNodeOptions({
       cluster: options.cluster,
       env: options.env,
       ...(options.id !== undefined && { id: options.id }),

@@ -62,6 +62,7 @@ export async function getPrimary(options: PrimaryGetOptions, io: CliIO): Promise
   const kv = await connectStore({
     command: COMMAND,
     url: options.store,
+    ...(options.tls && { tls: options.tls }),
     ...(options.connectTimeoutMs !== undefined && { connectTimeoutMs: options.connectTimeoutMs }),
     logger: silentLogger,
   });

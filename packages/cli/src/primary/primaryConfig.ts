@@ -1,3 +1,4 @@
+import type { ConnectionOptions } from 'node:tls';
 import { ConfigError, RosterError } from '@roster/kv-adapter';
 import { CliError } from '../CliError.js';
 
@@ -15,6 +16,8 @@ export interface PrimaryStoreOptions {
   readonly timeoutMs?: number;
   /** How long to wait for the store at start. @defaultValue 5000 */
   readonly connectTimeoutMs?: number;
+  /** TLS options for a `rediss://` store (`--tls-ca`, `--tls-cert`, `--tls-key`). */
+  readonly tls?: ConnectionOptions;
 }
 
 /** The flag behind each `@roster/primary` / store option, to name it in error messages. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { MemoryKV, Namespace, parseStoreUrl, redactStoreUrl, silentLogger, type KV, type Logger } from '@roster/kv-adapter';
 import { generateInstanceId, PrimaryContender } from '@roster/primary';
 import type { CliIO } from '../commands/Command.js';
@@ -53,6 +54,8 @@ export async function runPrimary(options: PrimaryRunOptions, io: CliIO): Promise
     const kv = await connectStore({
       command: COMMAND,
       url: options.store,
+      ...(options.tls && { tls: options.tls }),
+      probeKey: new Namespace(options.cluster, options.env).key(`probe/${randomUUID()}`),
       ...(options.connectTimeoutMs !== undefined && { connectTimeoutMs: options.connectTimeoutMs }),
       logger: libraryLog,
       signal: stop.signal,

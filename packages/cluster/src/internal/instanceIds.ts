@@ -1,16 +1,16 @@
+import { isValidNodeId } from '@roster/election';
 import { ConfigError } from '@roster/kv-adapter';
 
 // In dynamic mode the instance id is the Roster node id and `threads` the member's weight, so
 // these are the node's own rules (docs/protocol.md): checked here too, because static mode
 // starts no node and a bad id should fail at createCluster(), not at join().
-const NODE_ID = /^[A-Za-z0-9._@-]{1,128}$/;
 
 /** The most threads one instance may declare (the largest weight a Roster member carries). */
 export const MAX_THREADS = 1_000_000;
 
 /** Throws {@link ConfigError} unless `id` is a valid Roster node id. */
 export function checkInstanceId(id: unknown): asserts id is string {
-  if (typeof id !== 'string' || !NODE_ID.test(id)) {
+  if (!isValidNodeId(id)) {
     throw new ConfigError('instanceId', id, 'Expected `instanceId` to be 1 to 128 characters of letters, digits and . _ @ - (no whitespace)');
   }
 }

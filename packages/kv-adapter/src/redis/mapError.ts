@@ -29,7 +29,9 @@ const UNAVAILABLE_REPLIES = new Set(['CLUSTERDOWN', 'TRYAGAIN', 'LOADING', 'MAST
  * - error replies about availability (`CLUSTERDOWN`, `LOADING`, …), lost or refused connections,
  *   command timeouts and "too many redirections" → {@link KeyUnavailableError} when the failure is
  *   scoped to one key's shard (cluster mode, cluster client ready), else {@link StoreUnavailableError};
- * - every other error reply (`WRONGTYPE`, `OOM`, `NOPERM`, script errors) → {@link KVRejectedError};
+ * - `NOPERM` (an ACL permission lost at run time) → {@link StoreUnavailableError}: the store cannot
+ *   serve this client until an operator restores the permission;
+ * - every other error reply (`WRONGTYPE`, `OOM`, script errors) → {@link KVRejectedError};
  * - anything after `close()` → {@link KVClosedError};
  * - Roster errors and programming errors (`TypeError`, `RangeError`) pass through unchanged.
  */
@@ -40,6 +42,7 @@ export function mapRedisError(error: unknown, context: ErrorContext): unknown {
   const message = error instanceof Error ? error.message : String(error);
   if (isReplyError(error)) {
     const code = message.split(' ', 1)[0] ?? '';
+    if (code === 'NOPERM') return new StoreUnavailableError(`${context.operation}: ${message}`, { cause: error });
     if (!UNAVAILABLE_REPLIES.has(code)) return new KVRejectedError(`${context.operation}: ${message}`, { cause: error });
   }
   const reason = `${context.operation}: ${message}`;

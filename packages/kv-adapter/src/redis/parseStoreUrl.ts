@@ -83,7 +83,39 @@ export function parseStoreUrl(url: string): ParsedStoreUrl {
  * ```
  */
 export function redactStoreUrl(url: string): string {
-  return url.replace(/(:\/\/[^:@/,]*:)[^@/,]*@/g, '$1***@');
+  if (typeof url !== 'string') return url;
+  let out = '';
+  let from = 0;
+  for (const { begin, end } of userinfos(url)) {
+    const colon = url.indexOf(':', begin);
+    if (colon < 0 || colon >= end) continue; // a user name alone is not a secret
+    out += `${url.slice(from, colon + 1)}***`;
+    from = end;
+  }
+  return out + url.slice(from);
+}
+
+/**
+ * Where the `user:pass` parts of `url` are, found conservatively, so that a password with raw
+ * `@ , / :` in it (not URL-encoded, as a user may well write it) is still hidden whole: each
+ * user info starts after a `://` (or a `,`, or at the start of a bare entry) and ends at an `@`;
+ * text between two `@` with no `://` or `,` in between belongs to the same user info.
+ */
+function userinfos(url: string): { begin: number; end: number }[] {
+  const found: { begin: number; end: number }[] = [];
+  let prev = 0;
+  for (let at = url.indexOf('@'); at >= 0; at = url.indexOf('@', at + 1)) {
+    const region = url.slice(prev, at);
+    const scheme = region.indexOf('://');
+    const comma = region.indexOf(',');
+    const last = found.at(-1);
+    if (scheme >= 0) found.push({ begin: prev + scheme + 3, end: at });
+    else if (last === undefined) found.push({ begin: prev, end: at });
+    else if (comma >= 0) found.push({ begin: prev + comma + 1, end: at });
+    else last.end = at; // an `@` inside the previous password
+    prev = at + 1;
+  }
+  return found;
 }
 
 function parseList(parts: string[], url: string): ParsedStoreUrl {
@@ -128,25 +160,26 @@ function parseEntry(entry: string, url: string): Entry {
   let parsed: URL;
   try {
     parsed = new URL(hasScheme ? entry : `redis://${entry}`);
-  } catch (cause) {
-    throw withCause(new ConfigError('store', url, `Expected ${JSON.stringify(redactStoreUrl(entry))} to be \`host:port\` or \`redis://[user:pass@]host:port[/db]\``), cause);
+  } catch {
+    // No cause: the URL parser's error carries the raw input, password included.
+    throw new ConfigError('store', url, `Expected ${show(entry, url)} to be \`host:port\` or \`redis://[user:pass@]host:port[/db]\``);
   }
   const scheme = parsed.protocol.slice(0, -1).toLowerCase();
   if (scheme !== 'redis' && scheme !== 'rediss') {
-    throw new ConfigError('store', url, `Expected the scheme \`redis://\` or \`rediss://\`, found \`${scheme}://\``);
+    throw new ConfigError('store', url, `Expected the scheme \`redis://\` or \`rediss://\`, found ${url.toLowerCase().includes(`${scheme}://`) ? `\`${scheme}://\`` : 'another'}`);
   }
   if (!hasScheme && (parsed.username !== '' || parsed.password !== '' || parsed.pathname !== '')) {
-    throw new ConfigError('store', url, `Expected a bare entry to be \`host:port\`; use \`redis://\` for credentials or a database, found ${JSON.stringify(redactStoreUrl(entry))}`);
+    throw new ConfigError('store', url, `Expected a bare entry to be \`host:port\`; use \`redis://\` for credentials or a database, found ${show(entry, url)}`);
   }
   if (parsed.search !== '' || parsed.hash !== '') {
     throw new ConfigError('store', url, 'Expected no query string or fragment in the store URL');
   }
   const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (host === '') throw new ConfigError('store', url, `Expected a host in ${JSON.stringify(redactStoreUrl(entry))}`);
+  if (host === '') throw new ConfigError('store', url, `Expected a host in ${show(entry, url)}`);
   // WHATWG URL drops a default port only for special schemes; redis:// keeps what was written.
   const port = parsed.port === '' ? DEFAULT_PORT : Number(parsed.port);
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new ConfigError('store', url, `Expected a port from 1 to 65535 in ${JSON.stringify(redactStoreUrl(entry))}`);
+    throw new ConfigError('store', url, `Expected a port from 1 to 65535 in ${show(entry, url)}`);
   }
   return {
     host,
@@ -158,10 +191,19 @@ function parseEntry(entry: string, url: string): Entry {
   };
 }
 
+/**
+ * `entry` quoted for a message, redacted; or `an entry` when even its redacted form is not part of
+ * the redacted URL (a raw `,` inside a password splits it into pieces that look like entries).
+ */
+function show(entry: string, redactedUrl: string): string {
+  const redacted = redactStoreUrl(entry);
+  return redactedUrl.includes(redacted) ? JSON.stringify(redacted) : 'an entry';
+}
+
 function parseDb(pathname: string, url: string): number | undefined {
   if (pathname === '' || pathname === '/') return undefined;
   const match = /^\/(0|[1-9]\d{0,4})$/.exec(pathname);
-  if (!match) throw new ConfigError('store', url, `Expected the path to be a database number such as \`/0\`, found ${JSON.stringify(pathname)}`);
+  if (!match) throw new ConfigError('store', url, `Expected the path to be a database number such as \`/0\`, found ${url.includes(pathname) ? JSON.stringify(pathname) : 'another path'}`);
   return Number(match[1]);
 }
 

@@ -27,6 +27,26 @@ return redis.call('APPEND', KEYS[1], ARGV[1])
 );
 
 /**
+ * Reads KEYS[1] (and deletes it when ARGV[2] is '1') without ever sending back more than ARGV[1]
+ * bytes: `STRLEN` first, so that an oversized value never leaves the server. Returns the value,
+ * nil when absent, or minus its length when it is over the limit (a take deletes it all the same).
+ */
+export const READ_WITHIN_LIMIT = script(
+  'readWithinLimit',
+  `
+local len = redis.call('STRLEN', KEYS[1])
+if len > tonumber(ARGV[1]) then
+  if ARGV[2] == '1' then redis.call('DEL', KEYS[1]) end
+  return -len
+end
+if ARGV[2] == '1' then
+  return redis.call('GETDEL', KEYS[1])
+end
+return redis.call('GET', KEYS[1])
+`,
+);
+
+/**
  * Compare-and-set with the store's clock, in one atomic step.
  *
  * KEYS[1] the key. ARGV: [1] '1' when a value is expected ('0' for "absent"), [2] the expected
@@ -35,7 +55,8 @@ return redis.call('APPEND', KEYS[1], ARGV[1])
  * Reads `TIME` first, replaces every literal occurrence of the token in the new value by the time
  * in ms, and returns `{ outcome, time_ms, current }`: outcome 1 swapped (current is the new value),
  * 0 not swapped (current is the unchanged value, or nil), -1 the stamped value is over the limit
- * (current is its length; nothing is written).
+ * (current is its length; nothing is written), -2 the value in the store is over the limit (current
+ * is its length: an oversized value never leaves the server; nothing is written).
  */
 export const COMPARE_AND_SET = script(
   'compareAndSet',
@@ -60,6 +81,10 @@ if token ~= '' then
 end
 if string.len(value) > tonumber(ARGV[6]) then
   return {-1, now, string.len(value)}
+end
+local size = redis.call('STRLEN', KEYS[1])
+if size > tonumber(ARGV[6]) then
+  return {-2, now, size}
 end
 local current = redis.call('GET', KEYS[1])
 local matches

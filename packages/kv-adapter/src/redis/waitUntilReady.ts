@@ -1,6 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { abortReason, type Clock } from '../clock/Clock.js';
-import { StoreUnavailableError } from '../errors.js';
+import { StoreAccessError, StoreUnavailableError } from '../errors.js';
+import { accessDenied } from './accessDenied.js';
 
 /** Options of {@link waitUntilReady}. */
 export interface WaitUntilReadyOptions {
@@ -14,6 +15,8 @@ export interface WaitUntilReadyOptions {
 
 /**
  * Resolves when `client` is ready for commands, starting the connection if it is lazy. Rejects
+ * with {@link StoreAccessError} at the first error no retry can fix (a TLS certificate that fails
+ * verification, a refused client certificate, `WRONGPASS`, `NOPERM`: see {@link accessDenied}),
  * with {@link StoreUnavailableError} (cause: the last connection error) when it is not ready
  * within `timeoutMs` or gives up reconnecting, or with the signal's reason on abort. The client
  * keeps retrying in the background; the caller decides whether to disconnect it.
@@ -26,6 +29,8 @@ export function waitUntilReady(client: Redis | Cluster, options: WaitUntilReadyO
     let lastError: unknown;
     const onError = (error: unknown): void => {
       lastError = error;
+      const denied = accessDenied(error);
+      if (denied !== undefined) finish(new StoreAccessError(`${options.target}: ${denied}`, { cause: error }));
     };
     const finish = (error?: unknown): void => {
       timer.cancel();
@@ -41,7 +46,12 @@ export function waitUntilReady(client: Redis | Cluster, options: WaitUntilReadyO
       finish(new StoreUnavailableError(`${options.target}: the client gave up connecting`, { cause: lastError }));
     const onAbort = (): void => finish(abortReason(signal!));
     const timer = options.clock.setTimer(() => {
-      const detail = lastError instanceof Error ? `: ${lastError.message}` : '';
+      const detail =
+        lastError instanceof Error
+          ? `: ${lastError.message}`
+          : options.target.startsWith('rediss://')
+            ? ': no answer to the TLS handshake (is it a TLS port?)'
+            : '';
       finish(new StoreUnavailableError(`${options.target}: not ready within ${options.timeoutMs} ms${detail}`, { cause: lastError }));
     }, options.timeoutMs);
     client.on('ready', onReady);

@@ -3,12 +3,13 @@ import { convergence, convergenceTime } from './convergence.js';
 import { monotonic, tokenInversions } from './monotonic.js';
 import { noMemberLost } from './noMemberLost.js';
 import { nothingInvented } from './nothingInvented.js';
+import { pauseTolerance } from './pauseTolerance.js';
 import type { Property, PropertyName, Violation } from './Property.js';
 import { dualLeadershipTime, selfFencing } from './selfFencing.js';
 import { wellBehaved } from './wellBehaved.js';
 
 /** Every property, in the order they are checked. */
-export const PROPERTIES: readonly Property[] = [convergence, monotonic, nothingInvented, noMemberLost, selfFencing, wellBehaved];
+export const PROPERTIES: readonly Property[] = [convergence, monotonic, nothingInvented, noMemberLost, selfFencing, wellBehaved, pauseTolerance];
 
 /** What a run measured, whether or not its properties held. */
 export interface Measures {

@@ -1,0 +1,113 @@
+/** The bench's command line, and what each mode runs. */
+import { parseArgs } from 'node:util';
+import type { ScaleCase } from './scale/runScale.js';
+
+/** The sections of a run. */
+export const SECTIONS = ['failover', 'stall', 'resign', 'membership', 'scale'] as const;
+/** One section. */
+export type Section = (typeof SECTIONS)[number];
+/** The systems compared. */
+export const SYSTEMS = ['roster', 'redis-leader', 'etcd'] as const;
+/** One system family. */
+export type SystemFamily = (typeof SYSTEMS)[number];
+
+/** What a run does. */
+export interface BenchOptions {
+  readonly mode: 'quick' | 'full';
+  readonly systems: readonly SystemFamily[];
+  readonly sections: readonly Section[];
+  /** Nodes per group in the comparison. */
+  readonly nodes: number;
+  readonly kills: number;
+  readonly resigns: number;
+  readonly membershipTries: number;
+  readonly stall: { readonly gridMs: number; readonly tries: number };
+  /** etcd's stall grid (its TTL is whole seconds, so its grid is long). */
+  readonly etcdStall: { readonly gridMs: number; readonly tries: number };
+  /** Roster's timings, `[I, T]`. */
+  readonly rosterTimings: readonly (readonly [number, number])[];
+  readonly scale: readonly ScaleCase[];
+  /** Write docs/benchmarks.md and its plots. */
+  readonly writeDocs: boolean;
+  /** Run nothing: rewrite docs/benchmarks.md and its plots from this result file. */
+  readonly reportFrom?: string;
+}
+
+/** The usage text. */
+export const USAGE = `pnpm bench [--quick] [--only roster,redis-leader,etcd] [--section ${SECTIONS.join(',')}]
+           [--scale-n 10,100,1000] [--docs | --no-docs]
+pnpm bench --report packages/bench/results/latest.json
+
+  --quick      a few minutes: fewer kills and tries, a coarser grid for etcd, N up to 1,000
+  (default)    the full run: 10 kills, 3 tries on a 50 ms grid for every system, N up to 10,000
+  --only       the systems to compare (default: all)
+  --section    the sections to run (default: all)
+  --scale-n    the member counts of the scale section
+  --docs       write docs/benchmarks.md and its plots (default: only for a run of everything)
+  --report F   run nothing; write docs/benchmarks.md and its plots from the result file F
+`;
+
+/** Thrown for a bad command line. */
+export class UsageError extends Error {
+  readonly code = 'BENCH_USAGE';
+}
+
+function list<T extends string>(value: string | undefined, allowed: readonly T[], what: string): T[] | undefined {
+  if (value === undefined) return undefined;
+  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const item of items) if (!allowed.includes(item as T)) throw new UsageError(`bench: unknown ${what} ${JSON.stringify(item)} (expected ${allowed.join(', ')})`);
+  return items as T[];
+}
+
+/** Parses the command line. */
+export function parseBenchArgs(argv: readonly string[]): BenchOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: {
+        quick: { type: 'boolean', default: false },
+        only: { type: 'string', multiple: true },
+        section: { type: 'string', multiple: true },
+        'scale-n': { type: 'string' },
+        docs: { type: 'boolean' },
+        report: { type: 'string' },
+        'no-docs': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError(`bench: ${(error as Error).message}`);
+  }
+  const v = parsed.values;
+  if (v.help) throw new UsageError(USAGE);
+  const quick = v.quick === true;
+  const systems = list(v.only?.join(','), SYSTEMS, 'system') ?? [...SYSTEMS];
+  const sections = list(v.section?.join(','), SECTIONS, 'section') ?? [...SECTIONS];
+  const ns = v['scale-n'] === undefined ? undefined : v['scale-n'].split(',').map(Number);
+  if (ns?.some((n) => !Number.isInteger(n) || n < 2)) throw new UsageError(`bench: --scale-n takes member counts of at least 2, got ${v['scale-n']}`);
+  const fullRun = v.only === undefined && v.section === undefined && ns === undefined;
+  const scaleNs = (store: 'redis' | 'cluster'): number[] => ns ?? (store === 'cluster' && !quick ? [10, 100, 1000, 10_000] : [10, 100, 1000]);
+  return {
+    mode: quick ? 'quick' : 'full',
+    systems,
+    sections,
+    nodes: 5,
+    kills: quick ? 5 : 10,
+    resigns: quick ? 3 : 5,
+    membershipTries: quick ? 3 : 5,
+    stall: { gridMs: 50, tries: 3 },
+    etcdStall: quick ? { gridMs: 100, tries: 2 } : { gridMs: 50, tries: 3 },
+    rosterTimings: [
+      [100, 500],
+      [50, 500],
+    ],
+    scale: [
+      ...scaleNs('redis').map((members) => ({ store: 'redis' as const, members, intervalMs: 100, timeoutMs: 500 })),
+      ...scaleNs('cluster').map((members) => ({ store: 'cluster' as const, members, intervalMs: 1000, timeoutMs: 5000 })),
+    ],
+    writeDocs: v['no-docs'] ? false : (v.docs ?? fullRun),
+    ...(v.report !== undefined && { reportFrom: v.report }),
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * One run of the bench: starts the stores (redis-server, etcd, a Redis Cluster), compares the
+ * systems on groups of real processes, runs the scale cases, and returns the result record. Every
+ * process it starts is stopped before it returns, also on failure.
+ */
+import { Etcd3 } from 'etcd3';
+import { startEtcd, etcdVersion, type EtcdServer } from './infra/etcdServer.js';
+import { killAll } from './infra/processes.js';
+import { redisVersion, startRedisCluster, startRedisServer, type RedisClusterServers, type RedisServer } from './infra/redisServer.js';
+import { Group } from './harness/Group.js';
+import { measureFailover, measureResign, measureStall, type Progress } from './measure/leadership.js';
+import { measureMembership } from './measure/membership.js';
+import type { BenchOptions } from './options.js';
+import { currentLoad, machineInfo } from './report/machine.js';
+import { ratioOf, type BenchResult, type SystemResult } from './result.js';
+import { runScaleCase } from './scale/runScale.js';
+import { etcdSystem, redisLeaderSystem } from './systems/peers.js';
+import { rosterSystem } from './systems/roster.js';
+import type { System } from './systems/System.js';
+
+const NOTES = [
+  'failover: SIGKILL of the leader until another node reports leading (its own timestamp); the group is steady before each kill, and a fresh node replaces the killed one',
+  'stall: SIGSTOP of the leader for D ms then SIGCONT; a try moved leadership when another node reported leading within the settle time after SIGCONT; tolerance = the longest D that, with every shorter D on the grid, never moved it',
+  'resign: SIGTERM of the leader until another node reports leading',
+  'join: from the new node\'s first line (store reached) until every other node lists it; leave: from SIGTERM of a follower until every other node drops it',
+  'scale: commands and bytes from Redis INFO commandstats / INFO stats deltas over a steady window, summed over the servers; leader CPU from process.cpuUsage() of the leader process',
+];
+
+/** The etcd lease TTL the server grants for a request of `askS` seconds. */
+async function grantedTtl(url: string, askS: number): Promise<number> {
+  const client = new Etcd3({ hosts: url });
+  try {
+    const lease = await client.leaseClient.leaseGrant({ TTL: askS });
+    await client.leaseClient.leaseRevoke({ ID: lease.ID });
+    return Number(lease.TTL);
+  } finally {
+    client.close();
+  }
+}
+
+async function compare(system: System, options: BenchOptions, progress: Progress): Promise<SystemResult> {
+  const result: SystemResult = { name: system.name, label: system.label, timing: system.timing, timeoutMs: system.timeoutMs };
+  const group = new Group(system);
+  progress(`${system.label} (${system.timing}), ${options.nodes} nodes`);
+  const want = (s: string): boolean => options.sections.includes(s as never);
+  try {
+    await group.start(options.nodes, 60_000);
+    if (want('failover')) result.failover = await measureFailover(group, options.kills, progress);
+    if (want('stall')) {
+      const grid = system.name.startsWith('etcd') ? options.etcdStall : options.stall;
+      result.stall = await measureStall(group, { gridMs: grid.gridMs, tries: grid.tries, maxMs: 3 * system.timeoutMs }, progress);
+    }
+    result.ratio = ratioOf(result.failover, result.stall);
+    if (want('resign')) result.resign = await measureResign(group, options.resigns, progress);
+    if (want('membership') && system.reportsMembers) result.membership = await measureMembership(group, options.membershipTries, progress);
+  } catch (error) {
+    result.error = (error as Error).message;
+    progress(`  failed: ${result.error}`);
+  } finally {
+    await group.close();
+  }
+  return result;
+}
+
+/** Runs the bench. */
+export async function runBench(options: BenchOptions, progress: Progress): Promise<BenchResult> {
+  const started = Date.now();
+  const needsEtcd = options.systems.includes('etcd') && options.sections.some((s) => s !== 'scale');
+  const result: BenchResult = {
+    schema: 1,
+    mode: options.mode,
+    startedAt: new Date(started).toISOString(),
+    nodes: options.nodes,
+    machine: machineInfo(await redisVersion(), needsEtcd ? await etcdVersion() : 'not run'),
+    systems: [],
+    scale: [],
+    notes: NOTES,
+  };
+  let redis: RedisServer | undefined;
+  let etcd: EtcdServer | undefined;
+  let cluster: RedisClusterServers | undefined;
+  try {
+    const comparing = options.sections.some((s) => s !== 'scale');
+    if (comparing) {
+      redis = await startRedisServer();
+      progress(`redis-server ${result.machine.redis} at ${redis.url}`);
+      const systems: System[] = [];
+      const runId = started.toString(36);
+      if (options.systems.includes('roster')) {
+        for (const [i, t] of options.rosterTimings) systems.push(rosterSystem({ storeUrl: redis.url, key: `bench-${runId}-${i}-${t}`, intervalMs: i, timeoutMs: t }));
+      }
+      const [i, t] = options.rosterTimings[0]!;
+      if (options.systems.includes('redis-leader')) systems.push(redisLeaderSystem({ url: redis.url, key: `bench-${runId}`, ttlMs: t, waitMs: i }));
+      if (needsEtcd) {
+        etcd = await startEtcd();
+        const ask = Math.max(1, Math.ceil(t / 1000));
+        const ttlS = await grantedTtl(etcd.url, ask);
+        progress(`etcd ${result.machine.etcd} at ${etcd.url}: a lease of ${ask} s is granted ${ttlS} s`);
+        systems.push(etcdSystem({ url: etcd.url, key: `bench-${runId}`, ttlS, requestedTtlS: ask, waitMs: i }));
+      }
+      for (const system of systems) result.systems.push(await compare(system, options, progress));
+      await etcd?.stop();
+      etcd = undefined;
+    }
+    if (options.sections.includes('scale')) {
+      redis ??= await startRedisServer();
+      for (const c of options.scale.filter((x) => x.store === 'redis')) {
+        result.scale.push(await runScaleCase(c, { url: redis.url, ports: [redis.port], perWorker: 250, windowMs: Math.max(5000, 10 * c.intervalMs), convergeLimitMs: 30_000 + 20 * c.members }, progress));
+      }
+      await redis.stop();
+      redis = undefined;
+      const clusterCases = options.scale.filter((x) => x.store === 'cluster');
+      if (clusterCases.length > 0) {
+        cluster = await startRedisCluster(3);
+        progress(`Redis Cluster of 3 masters at ${cluster.url}`);
+        for (const c of clusterCases) {
+          result.scale.push(await runScaleCase(c, { url: cluster.url, ports: cluster.masters.map((m) => m.port), perWorker: c.members > 2000 ? 1000 : 250, windowMs: Math.max(5000, 10 * c.intervalMs), convergeLimitMs: 30_000 + 10 * c.members }, progress));
+        }
+      }
+    }
+  } finally {
+    await Promise.allSettled([redis?.stop(), etcd?.stop(), cluster?.stop()]);
+    await killAll();
+    result.machine.loadEnd = currentLoad();
+    result.finishedAt = new Date().toISOString();
+    result.durationS = Math.round((Date.now() - started) / 1000);
+  }
+  return result;
+}

@@ -1,0 +1,185 @@
+/**
+ * Roster at scale: one leader process and worker processes hosting many `createNode()` nodes each
+ * (scaleWorker.ts), on one redis-server or a Redis Cluster. Measures the time to converge, what
+ * the store serves per member and interval (from Redis's own counters), the leader's CPU, and the
+ * failover with N members.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import { spawnTracked, terminate, type Tracked } from '../infra/processes.js';
+import { builtScript } from '../paths.js';
+import { jsonLine } from '../systems/System.js';
+import type { Progress } from '../measure/leadership.js';
+import { difference, readCounters, totalCalls } from './redisStats.js';
+import type { WorkerStatus } from './scaleWorker.js';
+
+/** One scale configuration. */
+export interface ScaleCase {
+  readonly store: 'redis' | 'cluster';
+  readonly members: number;
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+}
+
+/** What one case measured. */
+export interface ScaleResult extends ScaleCase {
+  readonly workers: number;
+  /** From the spawn of the workers until every member follows the leader and lists all N; null when it did not within the limit. */
+  readonly convergeMs: number | null;
+  readonly convergeLimitMs: number;
+  /** The steady window over which cost was counted. */
+  readonly windowMs: number;
+  /** Redis commands per member per interval, in total and by command. */
+  readonly commandsPerMemberInterval: number;
+  readonly commandsByName: Readonly<Record<string, number>>;
+  /** Bytes Redis sent, and received, per member per interval. */
+  readonly bytesOutPerMemberInterval: number;
+  readonly bytesInPerMemberInterval: number;
+  /** Bytes Redis sent per second, in total. */
+  readonly bytesOutPerSecond: number;
+  /** The leader process's CPU over the window, in % of one core, and µs per member per interval. */
+  readonly leaderCpuPercent: number;
+  readonly leaderCpuUsPerMemberInterval: number;
+  /** SIGKILL of the leader process until a member reports leading; null when none did. */
+  readonly failoverMs: number | null;
+  /** …until every surviving member follows that new leader (at the workers' report resolution). */
+  readonly allFollowMs: number | null;
+  /** Elections won by members of the workers before the leader process was killed: leadership that moved on its own. */
+  readonly unforcedElections: number;
+  /** What went differently from plan, for readers (e.g. the leader lost leadership on its own). */
+  readonly note?: string;
+  readonly error?: string;
+}
+
+/** Options of {@link runScaleCase}. */
+export interface ScaleRunOptions {
+  /** The store URL given to the nodes. */
+  readonly url: string;
+  /** The ports of the store's servers, for their counters. */
+  readonly ports: readonly number[];
+  /** The most members one worker process hosts. */
+  readonly perWorker: number;
+  /** How long cost is counted. */
+  readonly windowMs: number;
+  readonly convergeLimitMs: number;
+}
+
+interface Proc {
+  readonly tracked: Tracked;
+  readonly count: number;
+  last?: WorkerStatus;
+  leaderLines: { t: number; id: string }[];
+}
+
+function startWorker(options: ScaleRunOptions, c: ScaleCase, key: string, prefix: string, count: number, reportEvery: number): Proc {
+  const proc: Proc = { tracked: undefined as unknown as Tracked, count, leaderLines: [] };
+  const tracked = spawnTracked(process.execPath, [
+    builtScript('scale/scaleWorker.js'),
+    '--url', options.url, '--key', key, '--prefix', prefix, '--count', String(count),
+    '--interval', String(c.intervalMs), '--timeout', String(c.timeoutMs), '--report-every', String(reportEvery),
+  ], {
+    onLine: (line) => {
+      const o = jsonLine(line);
+      if (!o) return;
+      if (o.event === 'status') proc.last = o as unknown as WorkerStatus;
+      if (o.event === 'leader' && typeof o.id === 'string' && typeof o.t === 'number') proc.leaderLines.push({ t: o.t, id: o.id });
+    },
+  });
+  (proc as { tracked: Tracked }).tracked = tracked;
+  return proc;
+}
+
+async function waitFor(check: () => boolean, limitMs: number, everyMs = 50): Promise<boolean> {
+  const deadline = Date.now() + limitMs;
+  while (Date.now() < deadline) {
+    if (check()) return true;
+    await delay(everyMs);
+  }
+  return check();
+}
+
+/** Runs one case; never throws (a failure is recorded in `error`). */
+export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progress: Progress): Promise<ScaleResult> {
+  const key = `scale-${c.store}-${c.members}-${Date.now()}`;
+  const reportEvery = Math.max(100, Math.min(250, c.intervalMs));
+  const procs: Proc[] = [];
+  const nWorkers = Math.ceil((c.members - 1) / options.perWorker);
+  const base = { ...c, workers: nWorkers, convergeLimitMs: options.convergeLimitMs, windowMs: options.windowMs };
+  const empty = { convergeMs: null, commandsPerMemberInterval: Number.NaN, commandsByName: {}, bytesOutPerMemberInterval: Number.NaN, bytesInPerMemberInterval: Number.NaN, bytesOutPerSecond: Number.NaN, leaderCpuPercent: Number.NaN, leaderCpuUsPerMemberInterval: Number.NaN, failoverMs: null, allFollowMs: null, unforcedElections: 0 };
+  try {
+    const leader = startWorker(options, c, key, 'lead', 1, reportEvery);
+    procs.push(leader);
+    if (!(await waitFor(() => leader.last?.leading.length === 1, 10 * c.timeoutMs + 20_000))) throw new Error('the leader process never led');
+    const leaderId = leader.last!.leading[0]!;
+    const spawnedAt = Date.now();
+    let left = c.members - 1;
+    for (let w = 0; left > 0; w++) {
+      const count = Math.min(options.perWorker, left);
+      left -= count;
+      procs.push(startWorker(options, c, key, `w${w}`, count, reportEvery));
+    }
+    const converged = (leaderOf: string, n: number, among: readonly Proc[]): boolean =>
+      among.every((p) => p.last !== undefined && p.last.started === p.count && p.last.following[leaderOf] === p.count && p.last.minMembers === n && p.last.maxMembers === n);
+    const ok = await waitFor(() => converged(leaderId, c.members, procs), options.convergeLimitMs);
+    const convergeMs = ok ? Math.max(...procs.map((p) => p.last!.t)) - spawnedAt : null;
+    progress(`  scale ${c.store} N=${c.members} I=${c.intervalMs}/T=${c.timeoutMs}: ${ok ? `converged in ${convergeMs} ms` : `not converged within ${options.convergeLimitMs} ms (${procs.map((p) => `${p.last?.minMembers ?? 0}-${p.last?.maxMembers ?? 0}`).join(' ')})`}`);
+
+    // Cost over a steady window.
+    const cpu0 = leader.last!.cpuMs;
+    const t0 = Date.now();
+    const before = await readCounters(options.ports);
+    await delay(options.windowMs);
+    const after = await readCounters(options.ports);
+    const t1 = Date.now();
+    const cpu1 = leader.last!.cpuMs;
+    const d = difference(before, after);
+    const elapsed = t1 - t0;
+    const intervals = elapsed / c.intervalMs;
+    const perMember = (x: number): number => x / c.members / intervals;
+    const commandsByName = Object.fromEntries(Object.entries(d.calls).sort((a, b) => b[1] - a[1]).map(([name, n]) => [name, Math.round(perMember(n) * 1000) / 1000]));
+    const cost = {
+      commandsPerMemberInterval: perMember(totalCalls(d)),
+      commandsByName,
+      bytesOutPerMemberInterval: perMember(d.outputBytes),
+      bytesInPerMemberInterval: perMember(d.inputBytes),
+      bytesOutPerSecond: (d.outputBytes / elapsed) * 1000,
+      leaderCpuPercent: ((cpu1 - cpu0) / elapsed) * 100,
+      leaderCpuUsPerMemberInterval: ((cpu1 - cpu0) * 1000) / intervals / c.members,
+    };
+    progress(`    ${cost.commandsPerMemberInterval.toFixed(2)} commands and ${Math.round(cost.bytesOutPerMemberInterval)} bytes out per member per interval; leader CPU ${cost.leaderCpuPercent.toFixed(1)} %`);
+
+    // Failover with N members.
+    let failoverMs: number | null = null;
+    let allFollowMs: number | null = null;
+    const unforcedElections = procs.slice(1).reduce((n, p) => n + p.leaderLines.length, 0);
+    const stillLeads = leader.last?.leading.includes(leaderId) === true;
+    const note = stillLeads
+      ? unforcedElections > 0
+        ? `leadership moved to a worker member ${unforcedElections} time(s) and back before the kill`
+        : undefined
+      : `the leader process lost leadership on its own (${unforcedElections} election(s) among the workers); failover not measured`;
+    // Also when the group did not converge: the failover of a group under that load is a figure too.
+    if (stillLeads) {
+      const killedAt = Date.now();
+      leader.tracked.child.kill('SIGKILL');
+      await leader.tracked.exited;
+      const workers = procs.slice(1);
+      const limit = 10 * c.timeoutMs + 10_000;
+      const elected = await waitFor(() => workers.some((p) => p.leaderLines.some((l) => l.t >= killedAt)), limit, 20);
+      if (elected) {
+        const first = workers.flatMap((p) => p.leaderLines).filter((l) => l.t >= killedAt).sort((a, b) => a.t - b.t)[0]!;
+        failoverMs = first.t - killedAt;
+        const all = await waitFor(() => workers.every((p) => p.last !== undefined && p.last.t > first.t && p.last.following[first.id] === p.count), limit);
+        if (all) allFollowMs = Math.max(...workers.map((p) => p.last!.t)) - killedAt;
+      }
+      progress(`    failover ${failoverMs ?? '—'} ms, all follow after ${allFollowMs ?? '—'} ms`);
+    }
+    const fullNote = stillLeads && failoverMs === null ? `no member reported leading within ${10 * c.timeoutMs + 10_000} ms of the kill` : note;
+    if (fullNote) progress(`    note: ${fullNote}`);
+    return { ...base, ...cost, convergeMs, failoverMs, allFollowMs, unforcedElections, ...(fullNote && { note: fullNote }) };
+  } catch (error) {
+    progress(`  scale ${c.store} N=${c.members}: ${(error as Error).message}`);
+    return { ...base, ...empty, error: (error as Error).message };
+  } finally {
+    await Promise.all(procs.map((p) => terminate(p.tracked, 20_000)));
+  }
+}

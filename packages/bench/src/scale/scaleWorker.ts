@@ -1,0 +1,93 @@
+/**
+ * One worker process of the scale bench: `--count` Roster nodes from `createNode()` sharing one
+ * `RedisKV`. Every `--report-every` ms it prints one JSON status line on stdout: how many of its
+ * nodes follow which leader, how many members they see, which of them lead, and its CPU time.
+ * It also prints `{"t","event":"leader","id"}` the moment one of its nodes becomes leader.
+ * SIGTERM, SIGINT or a closed stdin stop every node gracefully, then it prints `stopped`.
+ *
+ * `--url URL --key K --prefix P --count N --interval MS --timeout MS [--report-every MS]`
+ */
+import { parseArgs } from 'node:util';
+import { createNode, type RosterNode } from '@roster/election';
+import { RedisKV } from '@roster/kv-adapter';
+
+/** What a worker prints every report period. */
+export interface WorkerStatus {
+  readonly t: number;
+  readonly event: 'status';
+  readonly count: number;
+  /** Nodes whose start() resolved. */
+  readonly started: number;
+  /** Leader id → how many of this worker's nodes follow (or are) it. */
+  readonly following: Record<string, number>;
+  /** Ids of this worker's nodes that lead. */
+  readonly leading: readonly string[];
+  /** The smallest and largest member count its nodes see. */
+  readonly minMembers: number;
+  readonly maxMembers: number;
+  /** process.cpuUsage() since start, user + system, in ms. */
+  readonly cpuMs: number;
+}
+
+const { values } = parseArgs({
+  options: {
+    url: { type: 'string' },
+    key: { type: 'string' },
+    prefix: { type: 'string' },
+    count: { type: 'string' },
+    interval: { type: 'string' },
+    timeout: { type: 'string' },
+    'report-every': { type: 'string', default: '250' },
+  },
+  strict: true,
+});
+const count = Number(values.count);
+const kv = await RedisKV.connect({ url: values.url!, connectTimeoutMs: 10_000 });
+const nodes: RosterNode[] = [];
+for (let i = 0; i < count; i++) {
+  nodes.push(createNode({ kv, cluster: values.key!, env: 'bench', id: `${values.prefix}-${i}`, intervalMs: Number(values.interval), timeoutMs: Number(values.timeout) }));
+}
+for (const node of nodes) {
+  node.on('role', (update) => {
+    if (update.role === 'leader') process.stdout.write(`${JSON.stringify({ t: Date.now(), event: 'leader', id: node.id })}\n`);
+  });
+}
+let started = 0;
+for (const node of nodes) void node.start().then(() => started++, (error: unknown) => process.stderr.write(`start: ${String(error)}\n`));
+
+function report(): void {
+  const following: Record<string, number> = {};
+  const leading: string[] = [];
+  let min = Number.POSITIVE_INFINITY;
+  let max = 0;
+  for (const node of nodes) {
+    const leader = node.leader?.id;
+    if (leader !== undefined) following[leader] = (following[leader] ?? 0) + 1;
+    if (node.role === 'leader') leading.push(node.id);
+    const seen = node.members.list.length;
+    min = Math.min(min, seen);
+    max = Math.max(max, seen);
+  }
+  const cpu = process.cpuUsage();
+  const status: WorkerStatus = { t: Date.now(), event: 'status', count, started, following, leading, minMembers: nodes.length ? min : 0, maxMembers: max, cpuMs: (cpu.user + cpu.system) / 1000 };
+  process.stdout.write(`${JSON.stringify(status)}\n`);
+}
+const ticker = setInterval(report, Number(values['report-every']));
+report();
+
+let stopping = false;
+async function stop(): Promise<void> {
+  if (stopping) process.exit(143);
+  stopping = true;
+  clearInterval(ticker);
+  const hard = setTimeout(() => process.exit(1), 15_000);
+  await Promise.allSettled(nodes.map((n) => n.stop()));
+  await kv.close();
+  clearTimeout(hard);
+  process.stdout.write(`${JSON.stringify({ t: Date.now(), event: 'stopped' })}\n`);
+  process.exit(0);
+}
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());
+process.stdin.on('end', () => void stop());
+process.stdin.resume();

@@ -1,0 +1,54 @@
+/**
+ * Roster through its process contract: the real `roster node --json` CLI, whose `role`, `members`
+ * and `stopped` lines (docs/cli.md) are translated into the harness's terms.
+ */
+import { rosterCliPath } from '../paths.js';
+import { jsonLine, type NodeLine, type System } from './System.js';
+
+/** Options of {@link rosterSystem}. */
+export interface RosterSystemOptions {
+  readonly storeUrl: string;
+  /** The cluster key; every group gets its own. */
+  readonly key: string;
+  readonly intervalMs: number;
+  readonly timeoutMs: number;
+}
+
+/** Translates one `roster node --json` line. */
+export function parseRosterLine(line: string): NodeLine | undefined {
+  const o = jsonLine(line);
+  if (!o || typeof o.ts !== 'number') return undefined;
+  const t = o.ts;
+  switch (o.event) {
+    case 'role':
+      if (o.previous === null) return { t, kind: 'ready' };
+      if (o.role === 'leader') return { t, kind: 'leader' };
+      if (o.previous === 'leader') return { t, kind: 'follower' };
+      return undefined;
+    case 'members':
+      return Array.isArray(o.members) ? { t, kind: 'members', members: o.members.map(String) } : undefined;
+    case 'stopped':
+      return { t, kind: 'stopped' };
+    default:
+      return undefined;
+  }
+}
+
+/** Roster at `I`/`T` on `storeUrl`. */
+export function rosterSystem(options: RosterSystemOptions): System {
+  const { intervalMs: i, timeoutMs: t } = options;
+  const cli = rosterCliPath();
+  return {
+    name: `roster-${i}-${t}`,
+    label: `Roster I=${i}/T=${t}`,
+    timing: `I ${i} ms, T ${t} ms`,
+    timeoutMs: t,
+    settleMs: 2 * t + 3 * i,
+    reportsMembers: true,
+    command: (name) => ({
+      file: process.execPath,
+      args: [cli, 'node', '--store', options.storeUrl, '--key', options.key, '--env', 'bench', '--id', name, '--interval', String(i), '--timeout', String(t), '--json'],
+    }),
+    parse: parseRosterLine,
+  };
+}

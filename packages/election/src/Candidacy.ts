@@ -1,0 +1,128 @@
+import {
+  bestBroadcast,
+  compareLeadership,
+  formatBroadcast,
+  sameLeadership,
+  supersedes,
+  type Broadcast,
+  type LeaderWindowRead,
+  type Staleness,
+} from '@roster/follower';
+import { isKeyFailure, withDeadline, type Clock, type CompoundKey, type KV, type Timer } from '@roster/kv-adapter';
+
+interface Common {
+  /** The best leadership known when the candidacy began. */
+  readonly basis: Broadcast | undefined;
+  /** Progress of the best broadcast other than our claim: we lead only once it is stale. */
+  readonly others: Staleness;
+  /** Stood while no nonce of the leader key could be read: progress seen before claiming ends it. */
+  readonly blind?: boolean;
+}
+
+/**
+ * What a node holds while it is a candidate: first `unclaimed` (it has decided to stand), then
+ * `claimed` once its claim is written, waiting for everything else to stand still.
+ */
+export type Candidacy =
+  | (Common & { readonly phase: 'unclaimed' })
+  | (Common & {
+      readonly phase: 'claimed';
+      /** The claim written, and its exact text (what a compare-and-set expects there). */
+      readonly claim: Broadcast;
+      readonly raw: string;
+      /** Local time the claim was written. */
+      readonly claimedAt: number;
+      /** The timer that wakes the candidate to confirm. */
+      settle: Timer | undefined;
+    });
+
+/** What a candidate does after a read of the leader window. */
+export type CandidateDecision =
+  | { readonly action: 'claim' }
+  | { readonly action: 'lead' }
+  | { readonly action: 'follow'; readonly reason: 'better-leader-seen' | 'claim-lost' | 'claim-unconfirmed' | 'leader-alive' }
+  /** Read again at the next step, or at `at` (local time) when given. */
+  | { readonly action: 'wait'; readonly at?: number };
+
+/** The timing a candidate decides by. */
+export interface CandidateTiming {
+  readonly timeoutMs: number;
+  readonly intervalMs: number;
+  readonly settleMs: number;
+}
+
+/**
+ * The candidate's rule (seed 003 §2), applied to one read completed at `now`: unclaimed, it claims
+ * unless a leadership better than its basis appeared; claimed, it follows a better broadcast,
+ * gives up when its claim is gone or unconfirmed after T + I, and leads once the settle time has
+ * passed and every other broadcast has stood still for T (its leader, if alive, has fenced itself).
+ * Records the progress of the other broadcasts in `c.others`.
+ */
+export function decide(c: Candidacy, read: LeaderWindowRead, now: number, timing: CandidateTiming): CandidateDecision {
+  const claim = c.phase === 'claimed' ? c.claim : undefined;
+  const others = bestBroadcast(read.broadcasts.filter((b) => !sameLeadership(b, claim)));
+  if (others && supersedes(others, c.others.tracked)) c.others.observe(others, read.startedAt);
+  if (c.phase === 'unclaimed') {
+    if (others && (c.basis === undefined || compareLeadership(others, c.basis) < 0)) return { action: 'follow', reason: 'better-leader-seen' };
+    if (c.blind && read.reachable && !c.others.isStale(now, timing.timeoutMs)) return { action: 'follow', reason: 'leader-alive' };
+    return { action: 'claim' };
+  }
+  if (others && compareLeadership(others, c.claim) < 0) return { action: 'follow', reason: 'better-leader-seen' };
+  if (!read.broadcasts.some((b) => sameLeadership(b, c.claim))) {
+    // A claim we cannot see (its key is unavailable to us) is not a claim lost: wait.
+    if (read.slots[c.claim.nonce]?.state === 'unavailable') return { action: 'wait' };
+    return { action: 'follow', reason: 'claim-lost' };
+  }
+  if (now - c.claimedAt < timing.settleMs) return { action: 'wait' };
+  if (c.others.isStale(now, timing.timeoutMs)) return { action: 'lead' };
+  if (now - c.claimedAt > timing.timeoutMs + timing.intervalMs) return { action: 'follow', reason: 'claim-unconfirmed' };
+  return { action: 'wait', at: c.others.staleAt(timing.timeoutMs) };
+}
+
+/** Where to write a claim, and with what. */
+export interface ClaimOptions {
+  readonly kv: KV;
+  readonly clock: Clock;
+  readonly opTimeoutMs: number;
+  /** The leader key. */
+  readonly key: CompoundKey;
+  /** The read the claim is based on: each slot is replaced by compare-and-set against what it held. */
+  readonly read: LeaderWindowRead;
+  readonly claim: Omit<Broadcast, 'nonce'>;
+  /** False once the candidacy is over (checked after every store operation). */
+  readonly current: () => boolean;
+}
+
+/** How writing a claim ended. */
+export type ClaimOutcome =
+  | { readonly outcome: 'claimed'; readonly claim: Broadcast; readonly raw: string }
+  /** Another write landed first at the slot. */
+  | { readonly outcome: 'race-lost' }
+  /** The candidacy ended meanwhile, or no slot could be written. */
+  | { readonly outcome: 'abandoned' }
+  | { readonly outcome: 'failed'; readonly error: unknown };
+
+/**
+ * Writes a claim at the lowest leader-key nonce that can be written, by compare-and-set against
+ * what the read saw there, so that a claim or publication written since is never overwritten.
+ */
+export async function writeClaim(o: ClaimOptions): Promise<ClaimOutcome> {
+  for (const slot of o.read.slots) {
+    if (slot.state === 'unavailable') continue;
+    const claim: Broadcast = { ...o.claim, nonce: slot.nonce };
+    const raw = formatBroadcast(claim);
+    const expected = slot.state === 'empty' ? null : slot.raw;
+    try {
+      const { swapped } = await withDeadline(o.clock, o.opTimeoutMs, 'claim', o.kv.compareAndSet(o.key.at(slot.nonce), expected, raw));
+      if (!o.current()) return { outcome: 'abandoned' };
+      if (!swapped) return { outcome: 'race-lost' };
+      o.key.moveTo(slot.nonce);
+      return { outcome: 'claimed', claim, raw };
+    } catch (error) {
+      if (!o.current()) return { outcome: 'abandoned' };
+      if (isKeyFailure(error)) continue;
+      return { outcome: 'failed', error };
+    }
+  }
+  return { outcome: 'abandoned' };
+}

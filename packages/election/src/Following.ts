@@ -1,0 +1,105 @@
+import { Staleness, isGoodbye, sameLeadership, supersedes, type Broadcast, type LeaderWindow, type LeaderWindowRead } from '@roster/follower';
+import type { Clock } from '@roster/kv-adapter';
+import type { LeaderInfo, Role } from './events.js';
+import type { NodeStats } from './NodeStats.js';
+
+/**
+ * What a node knows of the leadership from its reads of the leader window and its PINGs: the best
+ * leadership seen (which never goes back to a worse one) and its progress, the highest era, when
+ * the leader last PONGed, and the latency sensor. The follower's rule for standing is {@link standReason}.
+ */
+export class Following {
+  readonly #window: LeaderWindow;
+  readonly #intervalMs: number;
+  readonly #stats: NodeStats;
+  /** The best leadership ever seen, at the highest version seen. */
+  bestSeen: Broadcast | undefined;
+  readonly staleness: Staleness;
+  maxEra = 0;
+  /** Since when this follower expects PONGs (following a new leader resets it). */
+  pongBase: number;
+  /** Whether this follower saw itself in the member list at its last step. */
+  #listed = false;
+  readEwma: number | undefined;
+  rttEwma: number | undefined;
+
+  constructor(window: LeaderWindow, clock: Clock, intervalMs: number, stats: NodeStats) {
+    this.#window = window;
+    this.#intervalMs = intervalMs;
+    this.#stats = stats;
+    this.staleness = new Staleness(clock.now());
+    this.pongBase = clock.now();
+  }
+
+  /** Reads the leader window; `others` (a candidate's) also learns whether the reader was looking. */
+  async read(others?: Staleness): Promise<LeaderWindowRead> {
+    this.#stats.count('leader.read');
+    const read = await this.#window.read();
+    this.readEwma = ewma(this.readEwma, read.at - read.startedAt);
+    // Reads come every interval; a longer gap means we were not looking (see Staleness.sawRead).
+    const maxGap = 2 * this.#intervalMs;
+    this.staleness.sawRead(read.startedAt, read.at, maxGap);
+    others?.sawRead(read.startedAt, read.at, maxGap);
+    return read;
+  }
+
+  /**
+   * Takes in a read: the highest era, and the best leadership when it supersedes the one known;
+   * returns that new best, if any. An observer (which never stands) also moves on to a worse
+   * leadership, or to the same leadership at a lower Version (its leader restarted after the store
+   * lost its data), once the remembered one went still: the better one may exist nowhere any more.
+   */
+  absorb(read: LeaderWindowRead, role: Role, timeoutMs: number): Broadcast | undefined {
+    for (const b of read.broadcasts) this.maxEra = Math.max(this.maxEra, b.era);
+    const best = read.best;
+    if (best === undefined) return undefined;
+    const prev = this.bestSeen;
+    const wentBack = !sameLeadership(best, prev) || (prev !== undefined && best.version < prev.version);
+    const moveOn = role === 'observer' && wentBack && this.staleness.isStale(read.at, timeoutMs);
+    if (!supersedes(best, this.bestSeen) && !moveOn) return undefined;
+    // Stillness is timed from the start of the read that first saw the change: the change landed
+    // after `startedAt − read latency` at the earliest, so a leader whose lease ends R after its
+    // cycle start is fenced before anyone stands (R < T − I, latency ≤ the operation timeout ≤ I).
+    this.sawOwn(best, read.startedAt);
+    return best;
+  }
+
+  /** Records a broadcast known at `at` without a read (the leader's own publication). */
+  sawOwn(b: Broadcast, at: number): void {
+    this.bestSeen = b;
+    this.staleness.observe(b, at);
+  }
+
+  /** Takes in a PING step: a newer PONG moves the PONG clock and feeds the round-trip average. */
+  pinged(lastPongAt: number | undefined, lastRttMs: number | undefined): void {
+    if (lastPongAt === undefined || lastPongAt <= this.pongBase) return;
+    this.pongBase = lastPongAt;
+    if (lastRttMs !== undefined) this.rttEwma = ewma(this.rttEwma, lastRttMs);
+  }
+
+  /**
+   * The follower's rule (seed 003 §2–3) at `now`: stand when the best leadership stood still for T
+   * (`stale`) or said goodbye, or, while listed by the leader followed, when it has not PONGed
+   * for T + I (a PONG is read only once per interval: with T alone, a leader pause shorter than
+   * T − I could make a listed follower stand). The PONG path applies only while that leader is the best known: during an election (a
+   * claim is the best) the follower waits for the claim to confirm or go still, or claims would
+   * keep overtaking one another.
+   */
+  standReason(now: number, timeoutMs: number, leader: LeaderInfo | undefined, listed: boolean): 'stale' | 'goodbye' | 'pong-timeout' | undefined {
+    if (this.staleness.isStale(now, timeoutMs)) return this.bestSeen && isGoodbye(this.bestSeen) ? 'goodbye' : 'stale';
+    if (listed && !this.#listed) this.pongBase = now;
+    this.#listed = listed;
+    const following = leader !== undefined && sameLeadership(this.bestSeen, { ...leader, version: 0, members: [] });
+    return listed && following && now - this.pongBase >= timeoutMs + this.#intervalMs ? 'pong-timeout' : undefined;
+  }
+
+  /** When the follower will stand if nothing changes (for a precise wake-up). */
+  standAt(timeoutMs: number): number {
+    return Math.min(this.staleness.staleAt(timeoutMs), this.#listed ? this.pongBase + timeoutMs + this.#intervalMs : Infinity);
+  }
+}
+
+/** An exponentially weighted moving average with weight 1/8 for the new sample. */
+function ewma(previous: number | undefined, sample: number): number {
+  return previous === undefined ? sample : previous + (sample - previous) / 8;
+}

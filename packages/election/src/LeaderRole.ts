@@ -1,0 +1,317 @@
+import { RosterKeys, formatBroadcast, formatMember, isGoodbye, parseBroadcast, sameLeadership, type Broadcast, type LeaderWindowRead, type Member } from '@roster/follower';
+import { LocalDeadline, isKeyFailure, withDeadline, type CompoundKey } from '@roster/kv-adapter';
+import type { ResolvedConfig } from './config.js';
+import { LeadershipLostError } from './errors.js';
+import type { LeadershipLossReason } from './events.js';
+import { JoinPoller } from './JoinPoller.js';
+import { Membership } from './Membership.js';
+import type { NodeStats } from './NodeStats.js';
+import { PongWorker } from './PongWorker.js';
+
+/** Options of {@link LeaderRole}. */
+export interface LeaderRoleOptions {
+  readonly config: ResolvedConfig;
+  readonly keys: RosterKeys;
+  /** The leader key as this node writes it; publication moves it when a nonce is unavailable. */
+  readonly leaderKey: CompoundKey;
+  readonly stats: NodeStats;
+  /** The confirmed claim and its exact text in the store. */
+  readonly claim: Broadcast;
+  readonly raw: string;
+  /** The members taken over from the leadership this one replaces. */
+  readonly inherited: readonly Member[];
+  /** Called when the lease runs out before it was renewed (the node then re-validates it). */
+  readonly onLapse: (reason: 'lease-expired' | 'store-unavailable') => void;
+  /** Asks the node for a step now (a LEAVE arrived). */
+  readonly poke: () => void;
+}
+
+/** How one publication ended. */
+export type PublishOutcome =
+  /**
+   * Written; `renewed` says whether the lease now holds, `again` that a lapsed lease would be
+   * re-validated by another cycle at once (see {@link LeaderRole}).
+   */
+  | { readonly outcome: 'published'; readonly broadcast: Broadcast; readonly renewed: boolean; readonly again: boolean }
+  /** Another write replaced the value we read: read again at once. */
+  | { readonly outcome: 'conflict' }
+  /** The store did not take it (unreachable, timed out, every nonce unavailable). */
+  | { readonly outcome: 'failed' }
+  /** Leadership ended meanwhile: nothing was written after that. */
+  | { readonly outcome: 'ended' };
+
+/**
+ * Everything a node holds while it leads (seed 003 §3–4): the lease, the member list, publication
+ * by compare-and-set, a PONG worker per follower, the JOIN poller, and the one way leadership ends
+ * ({@link end}), whatever the reason.
+ *
+ * The lease: after a publication whose cycle started at `s`, the node may call itself leader
+ * until `s + R` (R = renewDeadlineMs) on its local clock, provided the publication before it
+ * started its cycle after `s − R`. A follower stands only after the Version stood still for
+ * T > R + operation timeout, so the lease always ends first.
+ *
+ * A lease that ran out (a pause, a slow store) is not abandoned but re-validated: the leader keeps
+ * reading and publishing by compare-and-set; the first publication after the lapse shows followers
+ * it is alive but does not renew the lease, the next one (at once) does, if no better leadership
+ * appeared in between; the read before that second publication must have seen every nonce. Until then `holdsLease()` is false and the leadership signal is aborted.
+ * See docs/protocol.md for why two publications.
+ */
+export class LeaderRole {
+  readonly #o: LeaderRoleOptions;
+  readonly #membership: Membership;
+  readonly #poller: JoinPoller;
+  readonly #workers = new Map<string, PongWorker>();
+  readonly #joiners: Member[] = [];
+  readonly #leavers = new Set<string>();
+  readonly #lease: LocalDeadline;
+  #abort = new AbortController();
+  #me: Broadcast;
+  #raw: string;
+  #leaseUntil = -Infinity;
+  /** Cycle start of the last publication that landed. */
+  #publishedCycle = -Infinity;
+  #lapsed = false;
+  /** True while the last publication attempt failed: a lease that runs out then is the store's doing. */
+  #failing = false;
+  #ending: Promise<void> | undefined;
+
+  constructor(options: LeaderRoleOptions) {
+    const { config, keys, stats } = options;
+    const { clock, kv, logger, intervalMs, operationTimeoutMs, renewDeadlineMs } = config;
+    this.#o = options;
+    this.#me = options.claim;
+    this.#raw = options.raw;
+    this.#membership = new Membership({ id: config.id, weight: config.weight }, clock.now(), options.inherited);
+    this.#lease = new LocalDeadline(clock, renewDeadlineMs, () => this.lapse());
+    this.#poller = new JoinPoller({
+      kv,
+      key: keys.join(),
+      clock,
+      logger,
+      intervalMs,
+      opTimeoutMs: operationTimeoutMs,
+      // One by one: a spread of a huge join value (a flood) would overflow the call stack.
+      onJoin: (ms) => {
+        for (const m of ms) this.#joiners.push(m);
+      },
+      onGarbage: () => stats.count('garbage'),
+    });
+  }
+
+  /** The leadership as last published. */
+  get broadcast(): Broadcast {
+    return this.#me;
+  }
+
+  /** Every member, the leader first. */
+  get members(): Member[] {
+    return this.#membership.list();
+  }
+
+  /** Aborts (with a {@link LeadershipLostError}) when leadership ends. */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  /** True while the lease holds at `now`. */
+  holdsLease(now: number): boolean {
+    return this.#ending === undefined && !this.#lapsed && now < this.#leaseUntil;
+  }
+
+  /**
+   * Marks the lease as lapsed (its deadline passed; the timer may not have run in a pause): the
+   * leadership signal aborts and the owner is told, once per lapse. Leadership is not over: the
+   * next publications re-validate it.
+   */
+  lapse(): void {
+    if (this.#ending || this.#lapsed) return;
+    this.#lapsed = true;
+    this.#lease.cancel();
+    const reason = this.#failing ? 'store-unavailable' : 'lease-expired';
+    this.#abort.abort(new LeadershipLostError(reason));
+    this.#o.config.logger.info({ node: this.#o.config.id, reason }, 'lease lapsed; re-validating');
+    this.#o.onLapse(reason);
+  }
+
+  /** Starts leading: the lease from `leaseFrom` (the start of the read that confirmed), the loops. */
+  start(leaseFrom: number): void {
+    this.#publishedCycle = leaseFrom;
+    this.#renew(leaseFrom);
+    this.#syncWorkers();
+    this.#poller.start();
+  }
+
+  /**
+   * One publication, based on `read` (which the node has checked for a better leadership): admit
+   * joiners, drop the silent, bump Version and write by compare-and-set against what was read, so
+   * that a claim written in between is never overwritten. Renews the lease from `cycleStart`.
+   */
+  async publish(read: LeaderWindowRead, cycleStart: number): Promise<PublishOutcome> {
+    const { clock, timeoutMs, operationTimeoutMs, kv, logger } = this.#o.config;
+    const key = this.#o.leaderKey;
+    if (this.#ending) return { outcome: 'ended' };
+    if (!read.reachable) return this.#failed();
+    // Re-validation rests on the read: a better leadership must not hide behind an unavailable
+    // nonce, so a read that missed one publishes (followers see the leader alive) but never renews.
+    const complete = !read.slots.some((slot) => slot.state === 'unavailable');
+    const now = clock.now();
+    // After a lapse the PONG workers may not have run: every member gets a full T again.
+    if (this.#lapsed) this.#membership.refresh(now);
+    this.#membership.admit(this.#joiners.splice(0), now);
+    for (const id of this.#leavers) this.#membership.remove(id);
+    this.#leavers.clear();
+    this.#membership.dropSilent(now, timeoutMs);
+    const next: Broadcast = { ...this.#me, version: this.#me.version + 1, members: this.#membership.list() };
+    const raw = formatBroadcast(next);
+    for (let attempt = 0; attempt < key.window; attempt++) {
+      const slot = read.slots[key.nonce];
+      if (slot === undefined || slot.state === 'unavailable') {
+        key.advance();
+        continue;
+      }
+      const expected = slot.state === 'empty' ? null : slot.raw;
+      try {
+        const { swapped } = await withDeadline(clock, operationTimeoutMs, 'publish', kv.compareAndSet(key.current, expected, raw));
+        if (this.#ending) return { outcome: 'ended' };
+        if (!swapped) {
+          this.#o.stats.count('publish.conflict');
+          return { outcome: 'conflict' };
+        }
+        this.#o.stats.count('publish');
+        this.#me = next;
+        this.#raw = raw;
+        this.#failing = false;
+        // Renew only when the previous publication started its cycle within R of this one (within
+        // T − R − operation timeout when re-validating, see docs/protocol.md): after a lapse, the
+        // first publication only re-arms the chain, the next one renews.
+        const { renewDeadlineMs: R } = this.#o.config;
+        const chain = this.#lapsed ? (complete ? Math.min(R, timeoutMs - R - operationTimeoutMs) : -Infinity) : R;
+        const renewed = cycleStart - this.#publishedCycle < chain && this.#renew(cycleStart);
+        this.#publishedCycle = cycleStart;
+        this.#syncWorkers();
+        return { outcome: 'published', broadcast: next, renewed, again: !renewed && this.#lapsed && complete };
+      } catch (error) {
+        if (this.#ending) return { outcome: 'ended' };
+        if (!isKeyFailure(error)) {
+          logger.warn({ err: error }, 'publish failed');
+          return this.#failed();
+        }
+        key.advance();
+      }
+    }
+    return this.#failed();
+  }
+
+  /**
+   * Ends leadership, the one teardown path: the lease is cancelled, the leadership signal aborts
+   * with `reason`, the loops stop. A dethroned leader hands its members to the winner; a stopped
+   * one says goodbye (both best effort, bounded by one operation timeout). Idempotent; never rejects.
+   */
+  end(reason: LeadershipLossReason): Promise<void> {
+    if (this.#ending) return this.#ending;
+    const { config } = this.#o;
+    this.#lease.cancel();
+    this.#leaseUntil = -Infinity;
+    this.#abort.abort(new LeadershipLostError(reason));
+    config.logger.info({ node: config.id, reason, era: this.#me.era }, 'stopped leading');
+    const loops = Promise.all([this.#poller.stop(), ...[...this.#workers.values()].map((w) => w.stop())]);
+    const handOver = reason === 'dethroned' ? this.#handOver() : Promise.resolve();
+    this.#ending = Promise.all([loops, handOver]).then(() => (reason === 'stopped' ? this.#goodbye() : undefined));
+    return this.#ending;
+  }
+
+  #failed(): PublishOutcome {
+    this.#failing = true;
+    return { outcome: 'failed' };
+  }
+
+  /** Sets the lease to `cycleStart + R`; true when it holds now (a lapse is then over). */
+  #renew(cycleStart: number): boolean {
+    const { clock, renewDeadlineMs, logger, id } = this.#o.config;
+    if (cycleStart + renewDeadlineMs <= clock.now()) return false;
+    this.#leaseUntil = cycleStart + renewDeadlineMs;
+    this.#lease.arm(cycleStart);
+    if (this.#lapsed) {
+      this.#lapsed = false;
+      this.#abort = new AbortController();
+      this.#o.stats.count('lease.revalidated');
+      logger.info({ node: id, era: this.#me.era }, 'lease re-validated');
+    }
+    return true;
+  }
+
+  /** Starts a PONG worker for every follower, stops those of members gone. */
+  #syncWorkers(): void {
+    const { kv, clock, logger, intervalMs, timeoutMs, operationTimeoutMs } = this.#o.config;
+    const ids = new Set(this.#membership.followerIds());
+    for (const [id, worker] of this.#workers) {
+      if (ids.has(id)) continue;
+      void worker.stop();
+      this.#workers.delete(id);
+    }
+    for (const id of ids) {
+      if (this.#workers.has(id)) continue;
+      const worker = new PongWorker({
+        kv,
+        key: this.#o.keys.idKey(id),
+        clock,
+        logger,
+        intervalMs,
+        timeoutMs,
+        opTimeoutMs: operationTimeoutMs,
+        onPing: () => {
+          this.#o.stats.count('pong');
+          this.#membership.pinged(id, clock.now());
+        },
+        onLeave: () => {
+          if (this.#ending || !this.#membership.has(id)) return;
+          this.#leavers.add(id);
+          this.#o.poke();
+        },
+      });
+      this.#workers.set(id, worker);
+      worker.start();
+    }
+  }
+
+  /**
+   * Leadership consolidation (seed 000): a dethroned leader hands its member list to the winner by
+   * appending it to the join key, so that its members are admitted at once instead of each
+   * rejoining after the timeout.
+   */
+  #handOver(): Promise<void> {
+    const { kv, clock, operationTimeoutMs } = this.#o.config;
+    const tokens = this.#membership.list().map((m) => ` ${formatMember(m)}`).join('');
+    return withDeadline(clock, operationTimeoutMs, 'hand-over', kv.append(this.#o.keys.join().current, tokens)).then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /**
+   * Publishes a goodbye (no members, next Version) so that followers elect at once, by
+   * compare-and-set. When the compare fails because the key holds a later version of this same
+   * leadership (a publication whose reply was lost), it says goodbye over that one; it never
+   * overwrites another leadership's claim.
+   */
+  async #goodbye(): Promise<void> {
+    const { kv, clock, operationTimeoutMs, logger, id } = this.#o.config;
+    const key = this.#o.leaderKey.current;
+    let expected: string | null = this.#raw;
+    let me = this.#me;
+    try {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const goodbye = formatBroadcast({ ...me, version: me.version + 1, members: [] });
+        const { swapped } = await withDeadline(clock, operationTimeoutMs, 'goodbye', kv.compareAndSet(key, expected, goodbye));
+        if (swapped) return logger.info({ node: id }, 'said goodbye');
+        expected = await withDeadline(clock, operationTimeoutMs, 'goodbye read', kv.get(key));
+        const there = expected === null ? undefined : parseBroadcast(expected);
+        if (!there?.ok || !sameLeadership(there.broadcast, me) || isGoodbye(there.broadcast)) break;
+        me = there.broadcast;
+      }
+      logger.info({ node: id }, 'no goodbye written: the leader key holds another leadership');
+    } catch (error) {
+      logger.warn({ err: error }, 'could not say goodbye');
+    }
+  }
+}

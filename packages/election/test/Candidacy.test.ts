@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { Staleness, parseBroadcast, type Broadcast } from '@roster/follower';
+import { decide, writeClaim, type Candidacy } from '../src/Candidacy.js';
+import { WindowFixture, broadcast } from './support/window.js';
+
+const timing = { timeoutMs: 500, intervalMs: 100, settleMs: 50 };
+
+/** A candidacy begun at `now` following `basis`, whose other broadcasts were last seen changing at `changedAt`. */
+function unclaimed(basis: Broadcast | undefined, changedAt: number): Candidacy {
+  const others = new Staleness(changedAt);
+  if (basis) others.observe(basis, changedAt);
+  return { phase: 'unclaimed', basis, others };
+}
+
+function claimed(basis: Broadcast | undefined, changedAt: number, claim: Broadcast, raw: string, claimedAt: number): Candidacy {
+  return { ...unclaimed(basis, changedAt), phase: 'claimed', claim, raw, claimedAt, settle: undefined };
+}
+
+describe('Candidacy: the candidate’s rule', () => {
+  it('an unclaimed candidate claims while nothing better than the leadership it followed is seen', async () => {
+    const f = new WindowFixture();
+    const old = broadcast('old', 1);
+    await f.put(old);
+    expect(decide(unclaimed(old, 0), await f.read(), 600, timing)).toEqual({ action: 'claim' });
+  });
+
+  it('an unclaimed candidate follows a leadership better than the one it followed', async () => {
+    const f = new WindowFixture();
+    await f.put(broadcast('newer', 2, 1));
+    expect(decide(unclaimed(broadcast('old', 1), 0), await f.read(), 600, timing)).toEqual({ action: 'follow', reason: 'better-leader-seen' });
+  });
+
+  it('a claimed candidate waits out the settle time before it may confirm', async () => {
+    const f = new WindowFixture();
+    const claim = broadcast('me', 2, 1, 0);
+    const raw = await f.put(claim);
+    expect(decide(claimed(undefined, -1000, claim, raw, 600), await f.read(), 600 + timing.settleMs - 1, timing)).toEqual({ action: 'wait' });
+  });
+
+  it('leads once its claim is the best and every other broadcast stood still for T', async () => {
+    const f = new WindowFixture();
+    const old = broadcast('old', 1);
+    const claim = broadcast('me', 2, 1, 0);
+    await f.put(old);
+    const raw = await f.put(claim);
+    const c = claimed(old, 0, claim, raw, 400);
+    expect(decide(c, await f.read(), 499, timing)).toEqual({ action: 'wait', at: 500 });
+    expect(decide(c, await f.read(), 500, timing)).toEqual({ action: 'lead' });
+  });
+
+  it('does not lead while another broadcast keeps changing: each change restarts the wait for stillness', async () => {
+    const f = new WindowFixture();
+    const claim = broadcast('me', 2, 1, 0);
+    const raw = await f.put(claim);
+    const c = claimed(broadcast('old', 1, 0, 1), 0, claim, raw, 400);
+    await f.put(broadcast('old', 1, 0, 2));
+    await f.clock.advance(450);
+    const read = await f.read();
+    expect(decide(c, read, 500, timing)).toEqual({ action: 'wait', at: read.at + timing.timeoutMs });
+    expect(decide(c, read, read.at + timing.timeoutMs, timing)).toEqual({ action: 'lead' });
+  });
+
+  it('follows a better broadcast that appears after its claim', async () => {
+    const f = new WindowFixture();
+    const claim = broadcast('me', 2, 1, 0);
+    const raw = await f.put(claim);
+    await f.put(broadcast('rival', 2, 0, 0));
+    expect(decide(claimed(undefined, 0, claim, raw, 0), await f.read(), 600, timing)).toEqual({ action: 'follow', reason: 'better-leader-seen' });
+  });
+
+  it('gives up when its claim is gone from the window', async () => {
+    const f = new WindowFixture();
+    const claim = broadcast('me', 2, 1, 0);
+    expect(decide(claimed(undefined, 0, claim, 'x', 0), await f.read(), 600, timing)).toEqual({ action: 'follow', reason: 'claim-lost' });
+  });
+
+  it('gives up when its claim is not confirmed within T + I', async () => {
+    const f = new WindowFixture();
+    const claim = broadcast('me', 2, 1, 0);
+    const raw = await f.put(claim);
+    const c = claimed(broadcast('old', 1), 0, claim, raw, 0);
+    c.others.observe(broadcast('old', 1, 0, 9), 550);
+    expect(decide(c, await f.read(), 601, timing)).toEqual({ action: 'follow', reason: 'claim-unconfirmed' });
+  });
+});
+
+describe('writeClaim', () => {
+  it('claims at the lowest nonce by compare-and-set against what the read saw there', async () => {
+    const f = new WindowFixture();
+    await f.put(broadcast('old', 1, 0, 3));
+    const out = await writeClaim({
+      kv: f.kv,
+      clock: f.clock,
+      opTimeoutMs: 50,
+      key: f.keys.leader(),
+      read: await f.read(),
+      claim: { id: 'me', era: 2, version: 0, members: [{ id: 'me', weight: 1 }] },
+      current: () => true,
+    });
+    expect(out.outcome).toBe('claimed');
+    const stored = await f.kv.get(f.keys.leader().at(0));
+    expect(stored && parseBroadcast(stored)).toMatchObject({ ok: true, broadcast: { id: 'me', era: 2, nonce: 0 } });
+  });
+
+  it('loses the race, writing nothing, when the slot changed since the read', async () => {
+    const f = new WindowFixture();
+    await f.put(broadcast('old', 1, 0, 3));
+    const read = await f.read();
+    const rival = await f.put(broadcast('rival', 2, 0, 0));
+    const out = await writeClaim({
+      kv: f.kv,
+      clock: f.clock,
+      opTimeoutMs: 50,
+      key: f.keys.leader(),
+      read,
+      claim: { id: 'me', era: 2, version: 0, members: [{ id: 'me', weight: 1 }] },
+      current: () => true,
+    });
+    expect(out).toEqual({ outcome: 'race-lost' });
+    expect(await f.kv.get(f.keys.leader().at(0))).toBe(rival);
+  });
+});

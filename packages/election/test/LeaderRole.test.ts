@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import { parseBroadcast, parseMember } from '@roster/follower';
+import { LeadershipLostError } from '../src/errors.js';
+import { LeaderRole } from '../src/LeaderRole.js';
+import { NodeStats } from '../src/NodeStats.js';
+import { WindowFixture, broadcast } from './support/window.js';
+
+const R = 250; // the renew deadline: T/2 with T = 500
+
+/** A leader `me` at era 1, nonce 0, whose claim is in the store, on a fresh fixture. */
+async function leader(options: { inherited?: { id: string; weight: number }[] } = {}) {
+  const f = new WindowFixture();
+  const claim = broadcast('me', 1, 0, 0);
+  const raw = await f.put(claim);
+  const lost: string[] = [];
+  const role = new LeaderRole({
+    config: f.config('me'),
+    keys: f.keys,
+    leaderKey: f.keys.leader(),
+    stats: new NodeStats(),
+    claim,
+    raw,
+    inherited: options.inherited ?? [],
+    onLapse: (reason) => lost.push(reason),
+    poke: () => undefined,
+  });
+  return { f, role, lost };
+}
+
+async function stored(f: WindowFixture, nonce = 0) {
+  const raw = await f.kv.get(f.keys.leader().at(nonce));
+  const parsed = raw === null ? undefined : parseBroadcast(raw);
+  return parsed?.ok ? parsed.broadcast : undefined;
+}
+
+describe('LeaderRole: what a node holds while it leads', () => {
+  it('publishes the next Version with its member list by compare-and-set, and renews the lease from the cycle start', async () => {
+    const { f, role } = await leader({ inherited: [{ id: 'b', weight: 2 }] });
+    role.start(0);
+    await f.clock.advance(100);
+    const out = await role.publish(await f.read(), 100);
+    expect(out.outcome).toBe('published');
+    expect(await stored(f)).toMatchObject({ id: 'me', era: 1, version: 1, members: [{ id: 'me', weight: 1 }, { id: 'b', weight: 2 }] });
+    expect(role.holdsLease(100 + R - 1)).toBe(true);
+    expect(role.holdsLease(100 + R)).toBe(false);
+    await role.end('stopped');
+  });
+
+  it('never overwrites a value written since its read: the publication is a conflict and the store keeps the claim', async () => {
+    const { f, role } = await leader();
+    role.start(0);
+    const read = await f.read();
+    const claim = await f.put(broadcast('rival', 2, 0, 0));
+    expect(await role.publish(read, 0)).toEqual({ outcome: 'conflict' });
+    expect(await f.kv.get(f.keys.leader().at(0))).toBe(claim);
+    await role.end('dethroned');
+  });
+
+  it('re-validating a lapsed lease never overwrites a claim written since its read either', async () => {
+    const { f, role, lost } = await leader();
+    role.start(0);
+    await f.clock.advance(R + 10);
+    expect(lost).toEqual(['lease-expired']);
+    const read = await f.read();
+    const claim = await f.put(broadcast('rival', 2, 0, 0));
+    expect(await role.publish(read, f.clock.now())).toEqual({ outcome: 'conflict' });
+    expect(await f.kv.get(f.keys.leader().at(0))).toBe(claim);
+    expect(role.holdsLease(f.clock.now())).toBe(false);
+    await role.end('dethroned');
+  });
+
+  it('a lapsed lease holds again after two publications at most R apart, each on a read that found nobody better', async () => {
+    const { f, role } = await leader();
+    role.start(0);
+    await f.clock.advance(3 * R);
+    role.lapse();
+    const lapsedSignal = role.signal;
+    expect(lapsedSignal.aborted).toBe(true);
+    const first = await role.publish(await f.read(), f.clock.now());
+    expect(first).toMatchObject({ outcome: 'published', renewed: false });
+    expect(role.holdsLease(f.clock.now())).toBe(false);
+    const second = await role.publish(await f.read(), f.clock.now());
+    expect(second).toMatchObject({ outcome: 'published', renewed: true });
+    expect(role.holdsLease(f.clock.now())).toBe(true);
+    expect(role.signal.aborted).toBe(false);
+    expect(await stored(f)).toMatchObject({ id: 'me', version: 2 });
+    await role.end('stopped');
+  });
+
+  it('a lapsed leader never re-validates on a read that missed a nonce (a better leadership could hide there), yet keeps publishing', async () => {
+    const { f, role } = await leader();
+    role.start(0);
+    await f.clock.advance(3 * R);
+    role.lapse();
+    const partialRead = async () => {
+      const read = await f.read();
+      return { ...read, slots: read.slots.map((slot, i) => (i === 1 ? { nonce: 1, state: 'unavailable' as const, error: new Error('down') } : slot)) };
+    };
+    expect(await role.publish(await partialRead(), f.clock.now())).toMatchObject({ outcome: 'published', renewed: false });
+    expect(await role.publish(await partialRead(), f.clock.now())).toMatchObject({ outcome: 'published', renewed: false });
+    expect(role.holdsLease(f.clock.now())).toBe(false);
+    expect(await stored(f)).toMatchObject({ version: 2 });
+    expect(await role.publish(await f.read(), f.clock.now())).toMatchObject({ outcome: 'published', renewed: true });
+    await role.end('stopped');
+  });
+
+  it('the lease runs out R after the cycle start of the last publication, and says so once', async () => {
+    const { f, role, lost } = await leader();
+    role.start(0);
+    await f.clock.advance(R - 1);
+    expect(role.holdsLease(f.clock.now())).toBe(true);
+    expect(lost).toEqual([]);
+    await f.clock.advance(1);
+    expect(role.holdsLease(f.clock.now())).toBe(false);
+    expect(lost).toEqual(['lease-expired']);
+    await f.clock.advance(10 * R);
+    expect(lost).toEqual(['lease-expired']);
+    await role.end('lease-expired');
+  });
+
+  it('a lease that runs out while publications fail is the store’s doing: store-unavailable', async () => {
+    const { f, role, lost } = await leader();
+    role.start(0);
+    const unreachable = { ...(await f.read()), reachable: false };
+    expect(await role.publish(unreachable, 0)).toEqual({ outcome: 'failed' });
+    await f.clock.advance(R);
+    expect(lost).toEqual(['store-unavailable']);
+    await role.end('store-unavailable');
+  });
+
+  it('ending aborts the leadership signal with a LeadershipLostError carrying the reason; ending twice does nothing more', async () => {
+    const { role } = await leader();
+    role.start(0);
+    const signal = role.signal;
+    await role.end('dethroned');
+    await role.end('stopped');
+    expect(signal.aborted).toBe(true);
+    expect(LeadershipLostError.is(signal.reason)).toBe(true);
+    expect((signal.reason as LeadershipLostError).reason).toBe('dethroned');
+    expect(role.holdsLease(0)).toBe(false);
+  });
+
+  it('a dethroned leader hands its members to the winner through the join key', async () => {
+    const { f, role } = await leader({ inherited: [{ id: 'b', weight: 1 }, { id: 'c', weight: 3 }] });
+    role.start(0);
+    await role.end('dethroned');
+    const joined = await f.kv.get(f.keys.join().at(0));
+    const ids = (joined ?? '').split(' ').filter(Boolean).map((t) => parseMember(t)?.id);
+    expect(ids.sort()).toEqual(['b', 'c', 'me']);
+  });
+
+  it('a stopped leader publishes a goodbye: the next Version with no members', async () => {
+    const { f, role } = await leader({ inherited: [{ id: 'b', weight: 1 }] });
+    role.start(0);
+    await role.end('stopped');
+    expect(await stored(f)).toMatchObject({ id: 'me', era: 1, version: 1, members: [] });
+  });
+
+  it('a stopped leader whose last publication landed unacknowledged still says goodbye over it', async () => {
+    const { f, role } = await leader();
+    role.start(0);
+    // The store holds a later version of this leadership than the role knows (the reply was lost).
+    await f.put({ ...broadcast('me', 1, 0, 7), members: [{ id: 'me', weight: 1 }] });
+    await role.end('stopped');
+    expect(await stored(f)).toMatchObject({ id: 'me', era: 1, version: 8, members: [] });
+  });
+
+  it('a stopped leader never writes its goodbye over another leadership’s claim', async () => {
+    const { f, role } = await leader();
+    role.start(0);
+    const claim = await f.put(broadcast('rival', 2, 0, 0));
+    await role.end('stopped');
+    expect(await f.kv.get(f.keys.leader().at(0))).toBe(claim);
+  });
+
+  it('a publication after leadership ended writes nothing', async () => {
+    const { f, role } = await leader();
+    role.start(0);
+    const read = await f.read();
+    await role.end('destroyed');
+    const before = await f.kv.get(f.keys.leader().at(0));
+    expect((await role.publish(read, 0)).outcome).not.toBe('published');
+    expect(await f.kv.get(f.keys.leader().at(0))).toBe(before);
+  });
+});

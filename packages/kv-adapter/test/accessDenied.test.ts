@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryKV, probeAccess, type KV, StoreAccessError, StoreUnavailableError } from '../src/index.js';
+import { accessDenied } from '../src/redis/accessDenied.js';
+import { mapRedisError } from '../src/redis/mapError.js';
+
+function reply(message: string): Error {
+  const error = new Error(message);
+  error.name = 'ReplyError';
+  return error;
+}
+
+describe('accessDenied', () => {
+  it('names the TLS verification failures and handshake refusals that no retry can fix, with their code', () => {
+    const expired = Object.assign(new Error('certificate has expired'), { code: 'CERT_HAS_EXPIRED' });
+    expect(accessDenied(expired)).toBe('TLS: certificate has expired (CERT_HAS_EXPIRED)');
+    const wrongCa = Object.assign(new Error('self-signed certificate in certificate chain'), { code: 'SELF_SIGNED_CERT_IN_CHAIN' });
+    expect(accessDenied(wrongCa)).toContain('SELF_SIGNED_CERT_IN_CHAIN');
+    const required = Object.assign(
+      new Error('80CC:error:0A00045C:SSL routines:ssl3_read_bytes:tlsv13 alert certificate required:../ssl/record/rec_layer_s3.c:1601:SSL alert number 116\n'),
+      { code: 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' },
+    );
+    expect(accessDenied(required)).toBe('TLS: tlsv13 alert certificate required (ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED)');
+  });
+
+  it('names WRONGPASS, NOAUTH and NOPERM replies, also in the cause chain, and nothing else', () => {
+    expect(accessDenied(reply('WRONGPASS invalid username-password pair or user is disabled.'))).toMatch(/^WRONGPASS/);
+    expect(accessDenied(new StoreUnavailableError('x', { cause: reply("NOPERM this user has no permissions to run the 'set' command") }))).toMatch(/^NOPERM/);
+    expect(accessDenied(reply('WRONGTYPE Operation against a key holding the wrong kind of value'))).toBeUndefined();
+    expect(accessDenied(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }))).toBeUndefined();
+    expect(accessDenied('NOPERM as a string')).toBeUndefined();
+  });
+
+  it('a NOPERM at run time maps to StoreUnavailableError: the store cannot serve this client until the permission is back', () => {
+    const error = mapRedisError(reply("NOPERM this user has no permissions to run the 'evalsha' command"), { backend: 'RedisKV', operation: 'compareAndSet', key: 'k', closed: false, shardScoped: false });
+    expect(StoreUnavailableError.is(error)).toBe(true);
+  });
+});
+
+describe('probeAccess', () => {
+  it('runs every operation on the probe key and leaves nothing behind on a store that allows them', async () => {
+    const kv = new MemoryKV();
+    await probeAccess(kv, 'roster/k/e/probe/a');
+    expect(await kv.get('roster/k/e/probe/a')).toBeNull();
+  });
+
+  it('throws StoreAccessError naming the key when the store refuses an operation', async () => {
+    const kv = new MemoryKV();
+    // A store whose user may do everything but a plain SET.
+    const refusing: KV = {
+      name: 'refusing',
+      capabilities: kv.capabilities,
+      get: (key, o) => kv.get(key, o),
+      set: () => Promise.reject(new StoreUnavailableError('set', { cause: reply("NOPERM this user has no permissions to run the 'set' command") })),
+      delete: (key, o) => kv.delete(key, o),
+      append: (key, v, o) => kv.append(key, v, o),
+      take: (key, o) => kv.take(key, o),
+      compareAndSet: (key, e, v, o) => kv.compareAndSet(key, e, v, o),
+      time: (o) => kv.time(o),
+      close: () => kv.close(),
+    };
+    const error = await probeAccess(refusing, 'roster/k/e/probe/a').catch((e: unknown) => e);
+    expect(StoreAccessError.is(error)).toBe(true);
+    expect((error as Error).message).toContain('roster/k/e/probe/a: NOPERM');
+  });
+});
