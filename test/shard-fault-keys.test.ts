@@ -25,6 +25,7 @@ describe(`a dead or frozen shard under another key, at I=${I}/T=${T}`, () => {
     it(`${what}: the leader stays (or one handover within T + 2I), a join is admitted, a leader crash fails over, and all still works after the shard returns`, async () => {
       const r = await measureDisruption({ intervalMs: I, timeoutMs: T, fault, key, watchMs: 3 * T });
       console.info(formatRow(r));
+      for (const tail of r.exitedStderr) console.info(tail);
       expect(r.leaderlessMs).toBeLessThanOrEqual(T + 2 * I + SLACK);
       expect(r.joinMs).toBeDefined();
       expect(r.joinMs!).toBeLessThanOrEqual(T + 4 * I + SLACK);
@@ -33,6 +34,7 @@ describe(`a dead or frozen shard under another key, at I=${I}/T=${T}`, () => {
       expect(r.joinAfterMs).toBeDefined();
       expect(r.failoverAfterMs).toBeDefined();
       expect(r.failoverAfterMs!).toBeLessThanOrEqual(T + 2 * I + SLACK);
+      expect(r.exitedStderr).toEqual([]);
       expect(r.exited).toBe(0);
       expect(Math.max(...r.stderrLines)).toBeLessThanOrEqual(20);
     });

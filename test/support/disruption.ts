@@ -53,6 +53,8 @@ export interface DisruptionReport {
   readonly stderrLines: readonly number[];
   /** Nodes that exited by themselves. */
   readonly exited: number;
+  /** The last stderr lines of each node that exited by itself, for diagnosis. */
+  readonly exitedStderr: readonly string[];
   /** The nonce of the leader key whose shard failed. */
   readonly nonce: number;
   /** What the first leader wrote on stderr after the fault, for diagnosis. */
@@ -120,6 +122,7 @@ async function scenario(cluster: RedisTestCluster, o: DisruptionOptions): Promis
     failoverAfterMs,
     stderrLines: group.nodes.slice(0, 5).map((n, i) => n.stderr.split('\n').length - stderrBase[i]!),
     exited: group.nodes.filter((n) => !n.alive && !group.killed.has(n)).length,
+    exitedStderr: group.nodes.filter((n) => !n.alive && !group.killed.has(n)).map((n) => n.stderr.split('\n').slice(-5).join('\n')),
     nonce,
     leaderStderr: group.nodes[Number(leader.slice(1)) - 1]!.stderr.split('\n').slice(stderrBase[Number(leader.slice(1)) - 1]! - 1).join('\n'),
   };
