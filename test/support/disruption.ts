@@ -11,17 +11,27 @@ import { killAllNodes, startRoster, type RosterNodeProcess } from './rosterNode.
 /** How the shard fails: `kill` (SIGKILL, refused connections), `stop` (SIGSTOP, everything hangs). */
 export type ShardFault = 'kill' | 'stop';
 
+/**
+ * Whose shard fails: the leader key's current nonce, the join key's nonce 0, a follower's id key
+ * (nonce 0) or the leader's own id key (nonce 0).
+ */
+export type FaultedKey = 'leader' | 'join' | 'follower-id' | 'leader-id';
+
 /** What {@link measureDisruption} runs. */
 export interface DisruptionOptions {
   readonly intervalMs: number;
   readonly timeoutMs: number;
   readonly fault: ShardFault;
+  /** Whose shard fails. @defaultValue 'leader' */
+  readonly key?: FaultedKey;
   /** How long to watch the group after the fault before the join. @defaultValue max(3T, 3000) */
   readonly watchMs?: number;
 }
 
 /** What {@link measureDisruption} saw. `undefined` durations never happened within their bound. */
 export interface DisruptionReport {
+  /** Whose shard failed. */
+  readonly key: FaultedKey;
   readonly intervalMs: number;
   readonly timeoutMs: number;
   readonly fault: ShardFault;
@@ -43,6 +53,8 @@ export interface DisruptionReport {
   readonly stderrLines: readonly number[];
   /** Nodes that exited by themselves. */
   readonly exited: number;
+  /** The last stderr lines of each node that exited by itself, for diagnosis. */
+  readonly exitedStderr: readonly string[];
   /** The nonce of the leader key whose shard failed. */
   readonly nonce: number;
   /** What the first leader wrote on stderr after the fault, for diagnosis. */
@@ -72,7 +84,12 @@ async function scenario(cluster: RedisTestCluster, o: DisruptionOptions): Promis
   const leader = group.agreedLeader()!;
 
   // The nonce the leader writes now: the one holding the highest Version of its leadership.
-  const { nonce, node: shard } = await currentLeaderShard(cluster, leader);
+  const key = o.key ?? 'leader';
+  const follower = ['n1', 'n2', 'n3', 'n4', 'n5'].find((id) => id !== leader)!;
+  const { nonce, node: shard } =
+    key === 'leader'
+      ? await currentLeaderShard(cluster, leader)
+      : { nonce: 0, node: await cluster.nodeFor(`roster/${KEY}/${ENV}/${key === 'join' ? 'join' : `id/${key === 'leader-id' ? leader : follower}`} 0`) };
   const stderrBase = group.nodes.map((n) => n.stderr.split('\n').length);
   const leaderEvents = group.nodes.map((n) => n.events.filter((e) => e.event === 'leader').length);
   if (fault === 'kill') await shard.crash();
@@ -95,6 +112,7 @@ async function scenario(cluster: RedisTestCluster, o: DisruptionOptions): Promis
     intervalMs: I,
     timeoutMs: T,
     fault,
+    key,
     leaderChanges,
     leaderKept,
     leaderlessMs,
@@ -104,6 +122,7 @@ async function scenario(cluster: RedisTestCluster, o: DisruptionOptions): Promis
     failoverAfterMs,
     stderrLines: group.nodes.slice(0, 5).map((n, i) => n.stderr.split('\n').length - stderrBase[i]!),
     exited: group.nodes.filter((n) => !n.alive && !group.killed.has(n)).length,
+    exitedStderr: group.nodes.filter((n) => !n.alive && !group.killed.has(n)).map((n) => n.stderr.split('\n').slice(-5).join('\n')),
     nonce,
     leaderStderr: group.nodes[Number(leader.slice(1)) - 1]!.stderr.split('\n').slice(stderrBase[Number(leader.slice(1)) - 1]! - 1).join('\n'),
   };
@@ -217,5 +236,5 @@ async function poll(predicate: () => boolean, boundMs: number): Promise<number |
 /** One row of the disruption table, in Markdown. */
 export function formatRow(r: DisruptionReport): string {
   const ms = (v: number | undefined): string => (v === undefined ? 'never' : `${(v / 1000).toFixed(1)} s`);
-  return `| ${r.intervalMs}/${r.timeoutMs} | ${r.fault === 'kill' ? 'SIGKILL' : 'SIGSTOP'} | ${r.leaderKept ? 'kept' : 'changed'} (${r.leaderChanges.join(',')}) | ${ms(r.leaderlessMs)} | ${ms(r.joinMs)} | ${ms(r.failoverMs)} | ${ms(r.joinAfterMs)} | ${ms(r.failoverAfterMs)} | ${Math.max(...r.stderrLines)} | ${r.exited} |`;
+  return `| ${r.key} | ${r.intervalMs}/${r.timeoutMs} | ${r.fault === 'kill' ? 'SIGKILL' : 'SIGSTOP'} | ${r.leaderKept ? 'kept' : 'changed'} (${r.leaderChanges.join(',')}) | ${ms(r.leaderlessMs)} | ${ms(r.joinMs)} | ${ms(r.failoverMs)} | ${ms(r.joinAfterMs)} | ${ms(r.failoverAfterMs)} | ${Math.max(...r.stderrLines)} | ${r.exited} |`;
 }

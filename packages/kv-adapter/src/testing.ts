@@ -29,6 +29,8 @@ export {
   type FaultInjectorOptions,
   type FaultScope,
   type KeyUnavailableOptions,
+  type KeyRollbackOptions,
+  type RollbackStore,
   type StoreOutageOptions,
   type FailureOptions,
   type LatencyOptions,

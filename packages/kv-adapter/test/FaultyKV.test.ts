@@ -84,6 +84,32 @@ describe('FaultInjector and FaultyKV', () => {
     }
   });
 
+  it('a rolled-back key is away for forMs, then shows the value it had when it went away, then fails at random while flaky', async () => {
+    const { clock, store, faults, a, b } = setup();
+    await a.set('leader 0', 'version 1');
+    await a.set('leader 1', 'other');
+    faults.keyRollback({ prefix: 'leader ' }, store, { forMs: 1000, flakyMs: 500, flakyProbability: 1 });
+    await store.set('leader 0', 'version 2'); // written meanwhile (as by a failover replica): lost
+    await store.set('leader 2', 'new'); // created meanwhile: gone
+    await expect(a.get('leader 0')).rejects.toBeInstanceOf(KeyUnavailableError);
+    await expect(b.get('leader 1')).rejects.toBeInstanceOf(KeyUnavailableError);
+    await clock.advance(1000);
+    expect(await store.get('leader 0')).toBe('version 1');
+    expect(await store.get('leader 1')).toBe('other');
+    expect(await store.get('leader 2')).toBeNull();
+    await expect(a.get('leader 0')).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(await a.get('era 0')).toBeNull();
+    await clock.advance(500);
+    expect(await a.get('leader 0')).toBe('version 1');
+  });
+
+  it('a rolled-back key checks its options', () => {
+    const { store, faults } = setup();
+    expect(() => faults.keyRollback('k', store, { forMs: -1 })).toThrow(ConfigError);
+    expect(() => faults.keyRollback('k', store, { forMs: 10, flakyProbability: 2 })).toThrow(ConfigError);
+    expect(() => faults.keyRollback('k', {} as MemoryKV, { forMs: 10 })).toThrow(ConfigError);
+  });
+
   it('a hanging key fault holds each operation until the caller aborts it or the fault ends, as a frozen shard does', async () => {
     const { clock, faults, a, store } = setup();
     await store.set('leader 0', 'v');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryKV, probeAccess, type KV, StoreAccessError, StoreUnavailableError } from '../src/index.js';
 import { accessDenied } from '../src/redis/accessDenied.js';
+import { FaultInjector, VirtualClock } from '../src/testing.js';
 import { mapRedisError } from '../src/redis/mapError.js';
 
 function reply(message: string): Error {
@@ -63,5 +64,18 @@ describe('probeAccess', () => {
     const error = await probeAccess(refusing, 'roster/k/e/probe/a').catch((e: unknown) => e);
     expect(StoreAccessError.is(error)).toBe(true);
     expect((error as Error).message).toContain('roster/k/e/probe/a: NOPERM');
+  });
+
+  it('moves to another probe key when its key is unavailable (a dead cluster shard), and resolves without a verdict when every one is', async () => {
+    const clock = new VirtualClock();
+    const store = new MemoryKV({ clock });
+    const faults = new FaultInjector({ clock, seed: 1 });
+    const kv = faults.view(store);
+    faults.keyUnavailable('roster/k/e/probe/a', {});
+    await probeAccess(kv, 'roster/k/e/probe/a');
+    expect(faults.operations().some((o) => o.key === 'roster/k/e/probe/a 1' && o.op === 'delete' && o.outcome === 'ok')).toBe(true);
+    faults.keyUnavailable({ prefix: 'roster/k/e/probe/a' }, {});
+    await expect(probeAccess(kv, 'roster/k/e/probe/a')).resolves.toBeUndefined();
+    expect(store.keys()).toEqual([]);
   });
 });

@@ -92,3 +92,105 @@ describe('a hung shard under any other key', () => {
     });
   }
 });
+
+/** The ids of the leaders `label` adopted within [from, to). */
+function leadersAdopted(run: Run, label: string, from: number, to: number): string[] {
+  return run.history
+    .updatesOf(label)
+    .filter((u) => u.at >= from && u.at < to && u.update.type === 'leader')
+    .map((u) => (u.update.type === 'leader' ? (u.update.leader?.id ?? '(none)') : ''));
+}
+
+// A shard restarted from an older snapshot comes back with the data it had when it went away: the
+// lower nonce of the leader key shows an older Version of the same leadership, or, after a
+// failover, the broadcast of an older era. Readers must not be fooled by either.
+describe('a shard that comes back with its old data', () => {
+  for (const timing of [
+    { intervalMs: 100, timeoutMs: 500 },
+    { intervalMs: 200, timeoutMs: 1000 },
+    { intervalMs: 1000, timeoutMs: 5000 },
+  ]) {
+    const { intervalMs: I, timeoutMs: T } = timing;
+    for (const hang of [false, true]) {
+      const how = hang ? 'hanging' : 'refusing';
+      it(`at I=${I}/T=${T}, ${how}: the live leader's older Version at the lower nonce changes no leader, and joins still work`, async () => {
+        const faultAt = 10 * T;
+        const healAt = faultAt + 4 * T;
+        const joinAt = healAt + 2 * T;
+        const end = joinAt + 4 * T;
+        const run = await runScenario({
+          seed: 0,
+          timing,
+          steps: [
+            { at: 0, do: 'start', node: 'n1' },
+            { at: 10, do: 'start', node: 'n2' },
+            { at: 20, do: 'start', node: 'n3' },
+            { at: faultAt, do: 'keyRollback', keys: 'leader 0', forMs: healAt - faultAt, hang, flakyMs: 2 * I },
+            { at: joinAt, do: 'start', node: 'n4' },
+            { at: end, do: 'stop', node: 'n4' },
+          ],
+        });
+        expect(checkRun(run).violations).toEqual([]);
+        expect(leaderlessMs(run, faultAt, end)).toBe(0);
+        for (const label of ['n1', 'n2', 'n3']) {
+          expect(run.history.updatesOf(label).filter((u) => u.at >= faultAt && u.at < end && u.update.type === 'role')).toEqual([]);
+          expect(leadersAdopted(run, label, faultAt, end).filter((id) => id !== 'n1')).toEqual([]);
+        }
+        for (const label of ['n1', 'n2', 'n3', 'n4']) expect(membersAt(run, label, joinAt + T + 4 * I)).toContain('n4');
+      });
+
+      it(`at I=${I}/T=${T}, ${how}: after a failover, the dead leader's older-era broadcast coming back is never adopted`, async () => {
+        const faultAt = 10 * T;
+        const crashAt = faultAt + T;
+        const healAt = crashAt + 4 * T;
+        const end = healAt + 6 * T;
+        const run = await runScenario({
+          seed: 0,
+          timing,
+          steps: [
+            { at: 0, do: 'start', node: 'n1' },
+            { at: 10, do: 'start', node: 'n2' },
+            { at: 20, do: 'start', node: 'n3' },
+            { at: faultAt, do: 'keyRollback', keys: 'leader 0', forMs: healAt - faultAt, hang, flakyMs: 2 * I },
+            { at: crashAt, do: 'crash', node: 'n1' },
+          ],
+        });
+        expect(checkRun(run).violations).toEqual([]);
+        expect(leaderlessMs(run, crashAt, healAt)).toBeLessThanOrEqual(T + 2 * I);
+        expect(leaderlessMs(run, healAt, end)).toBe(0);
+        for (const label of ['n2', 'n3']) expect(leadersAdopted(run, label, crashAt + T + 2 * I, end)).not.toContain('n1');
+      });
+    }
+  }
+});
+
+describe('any other key back with its old data', () => {
+  const timing = { intervalMs: 200, timeoutMs: 1000 };
+  const { intervalMs: I, timeoutMs: T } = timing;
+  // One nonce each, as on a real cluster, where a key's nonces hash to different shards. (With every
+  // nonce of n2's id key away, n2 hears no pong, stands, and wins: one handover, within T + 2I.)
+  for (const keys of ['join 0', 'id/n2 0', 'id/n1 0']) {
+    it(`'${keys}' rolls back: no leader change, a later joiner is admitted within about T, a leader crash fails over within T + 2I`, async () => {
+      const faultAt = 10 * T;
+      const healAt = faultAt + 4 * T;
+      const joinAt = healAt + 2 * T;
+      const crashAt = joinAt + 4 * T;
+      const run = await runScenario({
+        seed: 0,
+        timing,
+        steps: [
+          { at: 0, do: 'start', node: 'n1' },
+          { at: 10, do: 'start', node: 'n2' },
+          { at: 20, do: 'start', node: 'n3' },
+          { at: faultAt, do: 'keyRollback', keys, forMs: healAt - faultAt, flakyMs: 2 * I },
+          { at: joinAt, do: 'start', node: 'n5' },
+          { at: crashAt, do: 'crash', node: 'n1' },
+        ],
+      });
+      expect(checkRun(run).violations).toEqual([]);
+      expect(leaderlessMs(run, faultAt, crashAt)).toBe(0);
+      for (const label of ['n1', 'n2', 'n3', 'n5']) expect(membersAt(run, label, joinAt + T + 4 * I)).toContain('n5');
+      expect(leaderlessMs(run, crashAt, crashAt + 4 * T)).toBeLessThanOrEqual(T + 2 * I);
+    });
+  }
+});

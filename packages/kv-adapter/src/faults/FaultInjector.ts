@@ -10,9 +10,11 @@ import type {
   FaultKind,
   FaultScope,
   FaultStats,
+  KeyRollbackOptions,
   KeyUnavailableOptions,
   KVOperation,
   LatencyOptions,
+  RollbackStore,
   StoreOutageOptions,
 } from './FaultOptions.js';
 import { FaultyKV, type FaultPort, type Plan, type Refusal } from './FaultyKV.js';
@@ -29,8 +31,8 @@ const OPERATIONS: ReadonlySet<string> = new Set<KVOperation>(['get', 'set', 'del
  * in a {@link FaultyKV} for one node. Views of different nodes may share one inner store, which
  * is how a fault can hit node A's view of a key while node B still reaches it.
  *
- * Faults: {@link keyUnavailable}, {@link storeOutage}, random {@link failures} (before or after
- * applying), {@link latency}; each can be limited to one node and to a time (`forMs`), and
+ * Faults: {@link keyUnavailable}, {@link keyRollback} (a shard that comes back with older data),
+ * {@link storeOutage}, random {@link failures} (before or after applying), {@link latency}; each can be limited to one node and to a time (`forMs`), and
  * scheduled for later with {@link at}. Every timer runs on the injected clock, so on a
  * `VirtualClock` a run is deterministic: the same seed, the same operations issued in the same
  * order and the same clock give the same outcomes, event for event. Random draws happen only
@@ -113,6 +115,48 @@ export class FaultInjector {
       throw new ConfigError('forMs', options.forMs, 'Expected `forMs` with `hang: true` (a hang must end)');
     }
     return this.#add({ kind: 'keyUnavailable', stallMs, hang: options.hang === true }, options, keyMatcher(keys), undefined);
+  }
+
+  /**
+   * A shard that goes away and comes back with older data, as a Redis Cluster master restarted
+   * from an older snapshot: the keys matching `keys` that `store` holds now are remembered; the
+   * keys become unavailable to every view for `forMs` (refused, or hanging with `hang`); when they
+   * return, `store` holds for them the values remembered (writes made meanwhile are lost, keys
+   * created meanwhile are gone, and the restored keys have no TTL); then, for `flakyMs`, their
+   * operations fail at random (`StoreUnavailableError`), as while clients reconnect.
+   * Returns the handle of the unavailability; the return and the flaky period follow `forMs`.
+   *
+   * @example
+   * ```ts
+   * faults.keyRollback({ prefix: 'roster/app/prod/leader ' }, store, { forMs: 3000, flakyMs: 500 });
+   * ```
+   */
+  keyRollback(keys: KeySelector, store: RollbackStore, options: KeyRollbackOptions): FaultHandle {
+    const matches = keyMatcher(keys);
+    if (typeof store?.keys !== 'function') throw new ConfigError('store', store, 'Expected `store` to list its keys (a MemoryKV)');
+    const { forMs } = options;
+    if (typeof forMs !== 'number' || !(forMs >= 0) || !Number.isFinite(forMs)) {
+      throw new ConfigError('forMs', forMs, 'Expected `forMs` to be a non-negative number');
+    }
+    const flakyMs = options.flakyMs ?? 0;
+    checkCount('flakyMs', flakyMs);
+    const probability = options.flakyProbability ?? 0.5;
+    if (typeof probability !== 'number' || !(probability >= 0 && probability <= 1)) {
+      throw new ConfigError('flakyProbability', probability, 'Expected `flakyProbability` to be a number from 0 to 1');
+    }
+    const remembered = new Map<string, Promise<string | null>>();
+    for (const key of store.keys()) if (matches(key)) remembered.set(key, store.get(key));
+    const away = this.keyUnavailable(matches, { forMs, ...(options.hang === true && { hang: true }) });
+    this.at(this.clock.now() + forMs, async () => {
+      for (const key of store.keys()) if (matches(key) && !remembered.has(key)) await store.delete(key);
+      for (const [key, value] of remembered) {
+        const old = await value;
+        if (old === null) await store.delete(key);
+        else await store.set(key, old);
+      }
+      if (flakyMs > 0) this.failures({ probability, forMs: flakyMs, keys: matches });
+    });
+    return away;
   }
 
   /** Takes the whole store away: every operation rejects with `StoreUnavailableError`. */

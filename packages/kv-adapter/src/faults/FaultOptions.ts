@@ -49,6 +49,27 @@ export interface KeyUnavailableOptions extends FaultScope {
   readonly hang?: boolean;
 }
 
+/** The store a {@link FaultInjector.keyRollback} rolls back: `MemoryKV` is one. */
+export interface RollbackStore {
+  /** Every key it holds now. */
+  keys(): string[];
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string): Promise<void>;
+  delete(key: string): Promise<boolean>;
+}
+
+/** Options of {@link FaultInjector.keyRollback}. */
+export interface KeyRollbackOptions {
+  /** How long the keys are away (on the injector's clock). */
+  readonly forMs: number;
+  /** While away, operations hang until the caller gives up (a SIGSTOPped shard) instead of being refused at once. @defaultValue false */
+  readonly hang?: boolean;
+  /** After the keys return, their operations fail at random for this long, as clients reconnect. @defaultValue 0 */
+  readonly flakyMs?: number;
+  /** The chance, from 0 to 1, that an operation fails during `flakyMs`. @defaultValue 0.5 */
+  readonly flakyProbability?: number;
+}
+
 /** Options of {@link FaultInjector.storeOutage}. */
 export interface StoreOutageOptions extends FaultScope {
   /** Wait this long before rejecting, as a client whose command times out would. @defaultValue 0 */

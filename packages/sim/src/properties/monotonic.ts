@@ -38,12 +38,21 @@ function claimedAt(run: Run, l: { at: number; id: string; era: number; nonce: nu
   return claim === undefined ? l.at : Math.min(claim.at, l.at);
 }
 
-/** When the store lost the record of the era: a flush, or garbage written over a leader or era key. */
+/**
+ * When the store lost the record of the era: a flush, garbage written over a leader or era key, or
+ * an era key's shard back with older data (a rollback of the leader key is no excuse: the leader's
+ * newer broadcast at the next nonce still names the era).
+ */
 function eraLosses(run: Run): number[] {
   return run.history
     .appliedSteps()
-    .filter((s) => s.do === 'flush' || (s.do === 'garbage' && (s.key.startsWith('leader ') || s.key.startsWith('era '))))
-    .map((s) => s.at);
+    .flatMap((s) =>
+      s.do === 'flush' || (s.do === 'garbage' && (s.key.startsWith('leader ') || s.key.startsWith('era ')))
+        ? [s.at]
+        : s.do === 'keyRollback' && s.keys.startsWith('era ')
+          ? [s.at + s.forMs]
+          : [],
+    );
 }
 
 /**

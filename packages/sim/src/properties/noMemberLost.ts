@@ -109,6 +109,9 @@ function causeOfRemoval(
       case 'storeOutage':
         if (involved(s.node)) return 'store outage';
         break;
+      case 'keyRollback':
+        if (namesIdKeyOf(s.keys, id)) return s.do;
+        break;
       case 'keyUnavailable':
       case 'failures':
       case 'latency':

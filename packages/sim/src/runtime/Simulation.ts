@@ -205,6 +205,13 @@ class Simulation {
           ...scope(step.node),
         });
         return undefined;
+      case 'keyRollback':
+        faults.keyRollback(keySelector(this.#prefix, step.keys), this.#store, {
+          forMs: step.forMs,
+          ...(step.hang === true && { hang: true }),
+          ...(step.flakyMs !== undefined && { flakyMs: step.flakyMs }),
+        });
+        return undefined;
       case 'storeOutage':
         faults.storeOutage({ forMs: step.forMs, stallMs: step.stallMs ?? 0, ...scope(step.node) });
         return undefined;

@@ -42,6 +42,13 @@ export type Action =
    * operations hang until the caller gives up, as on a frozen or freshly dead Redis Cluster shard.
    */
   | ({ readonly do: 'keyUnavailable'; readonly keys: KeyRef; readonly forMs: number; readonly stallMs?: number; readonly hang?: boolean } & NodeScope)
+  /**
+   * A shard that goes away for `forMs` (refused, or hanging with `hang`) and comes back with the
+   * data it had when it went away: writes to the keys made meanwhile are lost, so a lower nonce
+   * shows older content again; then, for `flakyMs`, their operations fail at random (p = 0.5) as
+   * while clients reconnect. Hits every node.
+   */
+  | { readonly do: 'keyRollback'; readonly keys: KeyRef; readonly forMs: number; readonly hang?: boolean; readonly flakyMs?: number }
   /** Takes the whole store away (`StoreUnavailableError`), optionally after a stall. */
   | ({ readonly do: 'storeOutage'; readonly forMs: number; readonly stallMs?: number } & NodeScope)
   /** Fails operations at random, before applying them or after (a lost reply). */
@@ -75,7 +82,7 @@ export type ActionKind = Action['do'];
 
 /** Every {@link ActionKind}. */
 export const ACTION_KINDS: readonly ActionKind[] = Object.freeze([
-  'start', 'stop', 'crash', 'restart', 'pause', 'keyUnavailable', 'storeOutage', 'failures', 'latency', 'flush', 'garbage',
+  'start', 'stop', 'crash', 'restart', 'pause', 'keyUnavailable', 'keyRollback', 'storeOutage', 'failures', 'latency', 'flush', 'garbage',
 ] as const);
 
 /**

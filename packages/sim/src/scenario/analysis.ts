@@ -18,12 +18,17 @@ export function viewsOf(scenario: Scenario): Views {
 }
 
 /**
- * True when the store loses writes in `scenario`: a flush (all data), or garbage written over a
- * leader-key value (that key's broadcast). A node may then never see a publication that another
+ * True when the store loses writes in `scenario`: a flush (all data), garbage written over a
+ * leader-key value (that key's broadcast), or a leader or era key back with its old data. A node may then never see a publication that another
  * node made, which is outside what self-fencing can promise (see docs/testing.md).
  */
 export function losesData(scenario: Scenario): boolean {
-  return scenario.steps.some((s) => s.do === 'flush' || (s.do === 'garbage' && s.key.startsWith('leader ')));
+  return scenario.steps.some(
+    (s) =>
+      s.do === 'flush' ||
+      (s.do === 'garbage' && s.key.startsWith('leader ')) ||
+      (s.do === 'keyRollback' && (s.keys.startsWith('leader ') || s.keys.startsWith('era '))),
+  );
 }
 
 /**
@@ -38,6 +43,8 @@ export function stepEnd(step: Step): number {
     case 'keyUnavailable':
     case 'storeOutage':
       return step.at + step.forMs + (step.stallMs ?? 0);
+    case 'keyRollback':
+      return step.at + step.forMs + (step.flakyMs ?? 0);
     case 'failures':
       return step.at + step.forMs;
     case 'latency':

@@ -121,6 +121,13 @@ function draftArbitrary(maxNodes: number, views: Views, kinds: readonly ActionKi
       ...(st ? { stallMs: scale(st, t.intervalMs) } : {}),
       ...scoped(s, ix),
     })),
+    keyRollback: fc.tuple(keyRef, forT, fc.boolean(), fc.option(forT)).map(([k, ms, hang, flaky]) => (ix, t) => ({
+      do: 'keyRollback',
+      keys: k(ix),
+      forMs: scale(ms, t.timeoutMs),
+      ...(hang ? { hang: true } : {}),
+      ...(flaky !== null ? { flakyMs: scale(flaky, t.intervalMs) } : {}),
+    })),
     storeOutage: fc.tuple(scope, forT, stall).map(([s, ms, st]) => (ix, t) => ({
       do: 'storeOutage',
       forMs: scale(ms, t.timeoutMs),

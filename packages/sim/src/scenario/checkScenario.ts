@@ -68,6 +68,12 @@ function checkStep(step: Step, field: string): void {
       if (step.stallMs !== undefined && !count(step.stallMs)) bad('stallMs', step.stallMs, 'a non-negative integer');
       if (step.hang !== undefined && typeof step.hang !== 'boolean') bad('hang', step.hang, 'a boolean');
       return;
+    case 'keyRollback':
+      key(step.keys, false);
+      if (!count(step.forMs)) bad('forMs', step.forMs, 'a non-negative integer');
+      if (step.hang !== undefined && typeof step.hang !== 'boolean') bad('hang', step.hang, 'a boolean');
+      if (step.flakyMs !== undefined && !count(step.flakyMs)) bad('flakyMs', step.flakyMs, 'a non-negative integer');
+      return;
     case 'storeOutage':
       node(step.node, true);
       if (!count(step.forMs)) bad('forMs', step.forMs, 'a non-negative integer');
@@ -95,6 +101,6 @@ function checkStep(step: Step, field: string): void {
       if (typeof step.value !== 'string') bad('value', step.value, 'a string');
       return;
     default:
-      bad('do', (step as { do: unknown }).do, 'one of start, stop, crash, restart, pause, keyUnavailable, storeOutage, failures, latency, flush, garbage');
+      bad('do', (step as { do: unknown }).do, 'one of start, stop, crash, restart, pause, keyUnavailable, keyRollback, storeOutage, failures, latency, flush, garbage');
   }
 }

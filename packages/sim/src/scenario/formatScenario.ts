@@ -35,6 +35,8 @@ export function formatStep(step: Step): string {
       return `pause ${step.node} for ${step.forMs} ms`;
     case 'keyUnavailable':
       return `keyUnavailable ${step.keys}${scope} for ${step.forMs} ms${step.hang === true ? ', hanging' : stall(step.stallMs)}`;
+    case 'keyRollback':
+      return `keyRollback ${step.keys} for ${step.forMs} ms${step.hang === true ? ', hanging' : ''}, back with its old data${step.flakyMs ? `, flaky for ${step.flakyMs} ms` : ''}`;
     case 'storeOutage':
       return `storeOutage${scope} for ${step.forMs} ms${stall(step.stallMs)}`;
     case 'failures':
