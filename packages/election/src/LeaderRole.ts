@@ -177,8 +177,13 @@ export class LeaderRole {
     this.#leavers.clear();
     this.#membership.dropSilent(now, timeoutMs);
     const members = this.#membership.list();
+    // A publication whose reply was lost may have landed: go on from what the store holds, so that
+    // Version never goes back and a list change is judged against what followers may have seen.
+    const at = read.slots[key.nonce];
+    const stored = at?.state === 'broadcast' && sameLeadership(at.broadcast, this.#me) ? at.broadcast : undefined;
+    const base = stored !== undefined && stored.version > this.#me.version ? stored : this.#me;
     // The Version jumps to the next list epoch when the list changed, so a follower's header poll sees it.
-    const next: Broadcast = { ...this.#me, version: nextVersion(this.#me.version, !sameMembers(this.#me.members, members)), members };
+    const next: Broadcast = { ...this.#me, version: nextVersion(base.version, !sameMembers(base.members, members)), members };
     const raw = formatBroadcast(next);
     for (let attempt = 0; attempt < key.window; attempt++) {
       const slot = read.slots[key.nonce];

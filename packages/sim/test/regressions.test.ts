@@ -26,6 +26,25 @@ describe('regressions found by the simulator', () => {
     expect(roles.at(-1)).toEqual({ type: 'role', role: 'follower', previous: 'leader', reason: 'dethroned' });
   });
 
+  it('a publication whose reply was lost does not make Version go back: followers see the next list change (list epochs)', async () => {
+    // n2's compare-and-set landed but its reply was lost (failures after apply); its next
+    // publication went on from its own older Version, inside the list epoch the followers had
+    // fetched, so the list change that followed (n4 back) never reached them: not converged.
+    const run = await runScenario({
+      seed: 1474156389,
+      timing,
+      steps: [
+        { at: 0, do: 'start', node: 'n3', observer: true },
+        { at: 0, do: 'start', node: 'n4' },
+        { at: 10, do: 'start', node: 'n1' },
+        { at: 3510, do: 'start', node: 'n2' },
+        { at: 5505, do: 'failures', probability: 0.2, forMs: 5510, after: true, ops: ['compareAndSet'] },
+        { at: 5510, do: 'restart', node: 'n4' },
+      ],
+    });
+    expect(checkRun(run).violations).toEqual([]);
+  });
+
   it('a lapsed leader whose re-reads miss a nonce keeps publishing once per interval, without spinning, and re-validates when the nonce is back', async () => {
     const run = await runScenario({
       seed: 0,
