@@ -26,6 +26,22 @@ describe('regressions found by the simulator', () => {
     expect(roles.at(-1)).toEqual({ type: 'role', role: 'follower', previous: 'leader', reason: 'dethroned' });
   });
 
+  it('two leaders never both hold a lease after a long unavailable leader key and a store outage (found by the 100,000-scenario run)', async () => {
+    const run = await runScenario({
+      seed: 0,
+      timing,
+      steps: [
+        { at: 0, do: 'start', node: 'n2' },
+        { at: 0, do: 'keyUnavailable', keys: 'id/n1 *', forMs: 11_505 },
+        { at: 475, do: 'start', node: 'n3' },
+        { at: 7060, do: 'start', node: 'n1' },
+        { at: 13_480, do: 'keyUnavailable', keys: 'leader 0', forMs: 11_525 },
+        { at: 13_875, do: 'storeOutage', forMs: 10_605 },
+      ],
+    });
+    expect(checkRun(run).violations).toEqual([]);
+  });
+
   it('a publication whose reply was lost does not make Version go back: followers see the next list change (list epochs)', async () => {
     // n2's compare-and-set landed but its reply was lost (failures after apply); its next
     // publication went on from its own older Version, inside the list epoch the followers had
