@@ -188,6 +188,7 @@ describe('the id-key value', () => {
   const valid = fc.oneof(
     fc.constant('LEAVE'),
     fc.tuple(fc.constantFrom('PING', 'PONG'), safeUint).map(([kind, seq]) => `${kind} ${seq}`),
+    fc.tuple(safeUint, safeUint).map(([seq, rtt]) => `PING ${seq} ${rtt}`),
   );
 
   it('parseIdKeyValue answers PING/PONG with a safe sequence number, LEAVE, or undefined, and never throws', () => {
@@ -195,7 +196,8 @@ describe('the id-key value', () => {
       fc.property(fc.oneof(anyText(['PING', 'PONG', 'LEAVE', ' ', '0', '1', '9', '-', '\n']), mutated(valid)), (text) => {
         const v = total(() => parseIdKeyValue(text));
         if (v === undefined) return;
-        const formatted = v.kind === 'leave' ? 'LEAVE' : `${v.kind.toUpperCase()} ${v.seq}`;
+        const rtt = v.kind === 'ping' && v.rttMs !== undefined ? ` ${v.rttMs}` : '';
+        const formatted = v.kind === 'leave' ? 'LEAVE' : `${v.kind.toUpperCase()} ${v.seq}${rtt}`;
         expect(formatted).toBe(text);
         if (v.kind !== 'leave') expect(Number.isSafeInteger(v.seq) && v.seq >= 0).toBe(true);
       }),
@@ -207,7 +209,8 @@ describe('the id-key value', () => {
     fc.assert(
       fc.property(valid, (text) => {
         const v = parseIdKeyValue(text)!;
-        expect(v.kind === 'leave' ? 'LEAVE' : `${v.kind.toUpperCase()} ${v.seq}`).toBe(text);
+        const rtt = v.kind === 'ping' && v.rttMs !== undefined ? ` ${v.rttMs}` : '';
+        expect(v.kind === 'leave' ? 'LEAVE' : `${v.kind.toUpperCase()} ${v.seq}${rtt}`).toBe(text);
       }),
       fuzzParams,
     );

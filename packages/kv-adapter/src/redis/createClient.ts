@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { ParsedStoreUrl } from './parseStoreUrl.js';
+import { SafeConnector } from './SafeConnector.js';
 
 /** What {@link createClient} needs beyond the parsed URL. */
 export interface ClientSettings {
@@ -49,6 +50,7 @@ export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): 
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     enableAutoPipelining: true,
+    Connector: SafeConnector,
   };
   if (parsed.mode === 'single') {
     return new Redis({
