@@ -49,10 +49,8 @@ export interface RosterNodeOptions {
   readonly logger?: Logger;
 }
 
-/** {@link RosterNodeOptions} validated, with every default applied. */
-export interface ResolvedConfig {
-  readonly kv: KV;
-  readonly namespace: Namespace;
+/** The timing and identity a node would run with: {@link checkNodeOptions}'s answer. */
+export interface NodeSettings {
   readonly id: string;
   readonly intervalMs: number;
   readonly timeoutMs: number;
@@ -62,6 +60,12 @@ export interface ResolvedConfig {
   readonly nonceWindow: number;
   readonly weight: number;
   readonly observer: boolean;
+}
+
+/** {@link RosterNodeOptions} validated, with every default applied. */
+export interface ResolvedConfig extends NodeSettings {
+  readonly kv: KV;
+  readonly namespace: Namespace;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -83,18 +87,6 @@ function positiveInt(field: string, value: unknown): number {
   return value;
 }
 
-/** The timing and identity a node would run with: {@link checkNodeOptions}'s answer. */
-export interface NodeSettings {
-  readonly id: string;
-  readonly intervalMs: number;
-  readonly timeoutMs: number;
-  readonly renewDeadlineMs: number;
-  readonly settleMs: number;
-  readonly operationTimeoutMs: number;
-  readonly nonceWindow: number;
-  readonly weight: number;
-  readonly observer: boolean;
-}
 
 /**
  * Validates every option of `createNode()` except `kv`, throwing a `ConfigError` (code
