@@ -2,7 +2,7 @@ import { get, type ClientRequest } from 'node:http';
 import { connectDaemon, type DaemonClient, type DaemonUpdate } from '@roster/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisTestServer } from './support/redis.js';
-import { killAllNodes, startRoster, until, type RosterNodeProcess } from './support/rosterNode.js';
+import { killAllNodes, startRoster, until, type RosterNodeProcess, statusUrl } from './support/rosterNode.js';
 
 /**
  * Seed 000's thin client on a real daemon: `roster node --json --status-port 0` processes on a real
@@ -41,12 +41,6 @@ function startNode(key: string, id: string, statusPort = 0): RosterNodeProcess {
 }
 
 /** The status page URL a node logs on stderr at start (`INFO  status page url=http://127.0.0.1:PORT/ …`). */
-async function statusUrl(p: RosterNodeProcess): Promise<string> {
-  const pattern = /status page url=(http:\/\/127\.0\.0\.1:\d+\/)/;
-  await until(() => pattern.test(p.stderr), WAIT, () => p.describe());
-  return pattern.exec(p.stderr)![1]!;
-}
-
 /** A client on `url` whose updates are recorded. */
 function watchDaemon(url: string): { client: DaemonClient; seen: DaemonUpdate[] } {
   const client = connectDaemon(url, { retryMs: 50 });
@@ -92,7 +86,7 @@ async function leaderAndFollower(key: string): Promise<{ x: RosterNodeProcess; y
   const y = startNode(key, 'y');
   await until(() => y.role === 'leader', WAIT, () => y.describe());
   const x = startNode(key, 'x');
-  return { x, y, url: await statusUrl(x) };
+  return { x, y, url: await statusUrl(x, WAIT) };
 }
 
 describe('@roster/client on roster node /events', () => {

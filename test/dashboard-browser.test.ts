@@ -2,7 +2,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from './support/browser.js';
 import { startRedis, type RedisTestServer } from './support/redis.js';
-import { killAllNodes, startRoster, until, type RosterNodeProcess } from './support/rosterNode.js';
+import { killAllNodes, startRoster, until, type RosterNodeProcess, statusUrl } from './support/rosterNode.js';
 
 /**
  * The live status page in a real browser: Chromium (through playwright-core) watches a follower's
@@ -30,19 +30,13 @@ function startNode(key: string, id: string): RosterNodeProcess {
   return startRoster('node', '--store', redis.url, '--key', key, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T), '--json', '--status-port', '0');
 }
 
-async function statusUrl(p: RosterNodeProcess): Promise<string> {
-  const pattern = /status page url=(http:\/\/127\.0\.0\.1:\d+\/)/;
-  await until(() => pattern.test(p.stderr), WAIT, () => p.describe());
-  return pattern.exec(p.stderr)![1]!;
-}
-
 describe('the live dashboard in Chromium', () => {
   it('shows the leader, then the new leader after the leader process is killed, without reloading', async () => {
     // In the test, not in a hook: a browser that cannot start fails this test instead of skipping it.
     browser = await launchChromium();
     const key = `web${Math.random().toString(36).slice(2, 8)}`;
     const nodes = ['a', 'b', 'c'].map((id) => startNode(key, id));
-    const urls = await Promise.all(nodes.map(statusUrl));
+    const urls = await Promise.all(nodes.map((p) => statusUrl(p, WAIT)));
     await until(
       () => nodes.every((n) => n.members.length === 3 && n.leader != null && n.leader.id === nodes[0]!.leader?.id),
       WAIT,

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText } from './support/prometheusText.js';
 import { startRedis, type RedisTestServer } from './support/redis.js';
-import { killAllNodes, startRoster, until, type RosterNodeProcess } from './support/rosterNode.js';
+import { killAllNodes, startRoster, until, type RosterNodeProcess, statusUrl } from './support/rosterNode.js';
 
 /**
  * `roster node --status-port 0` processes on a real redis-server: `/metrics`, `/healthz`,
@@ -29,17 +29,11 @@ function startNode(key: string, id: string): RosterNodeProcess {
 }
 
 /** The status page URL a node logs on stderr at start. */
-async function statusUrl(p: RosterNodeProcess): Promise<string> {
-  const pattern = /status page url=(http:\/\/127\.0\.0\.1:\d+\/)/;
-  await until(() => pattern.test(p.stderr), WAIT, () => p.describe());
-  return pattern.exec(p.stderr)![1]!;
-}
-
 /** Three nodes that agree on one leader and see all three as members; their status URLs. */
 async function cluster(): Promise<{ nodes: RosterNodeProcess[]; urls: string[] }> {
   const key = `obs${Math.random().toString(36).slice(2, 8)}`;
   const nodes = ['a', 'b', 'c'].map((id) => startNode(key, id));
-  const urls = await Promise.all(nodes.map(statusUrl));
+  const urls = await Promise.all(nodes.map((p) => statusUrl(p, WAIT)));
   await until(
     () => nodes.every((n) => n.members.length === 3 && n.leader != null && n.leader.id === nodes[0]!.leader?.id),
     WAIT,

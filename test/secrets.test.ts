@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisTestServer } from './support/redis.js';
-import { killAllNodes, runRoster, startRoster, until, type RosterNodeProcess } from './support/rosterNode.js';
+import { killAllNodes, runRoster, startRoster, until, type RosterNodeProcess, statusUrl } from './support/rosterNode.js';
 import { killAll, startClusterTest } from './support/clusterTest.js';
 
 const MARKER = `Pw${Math.random().toString(36).slice(2, 10)}Secret`;
@@ -35,12 +35,6 @@ afterAll(async () => {
 });
 
 /** The status page URL a node logs on stderr at start. */
-async function statusUrl(p: RosterNodeProcess): Promise<string> {
-  const pattern = /status page url=(http:\/\/127\.0\.0\.1:\d+\/)/;
-  await until(() => pattern.test(p.stderr), WAIT, () => p.describe());
-  return pattern.exec(p.stderr)![1]!;
-}
-
 /** Reads `url` for up to `ms` (a stream is cut after that), as text. */
 async function scrape(target: string, headers: Record<string, string> = {}, ms = 1500): Promise<string> {
   const response = await fetch(target, { headers, signal: AbortSignal.timeout(ms) });
@@ -87,7 +81,7 @@ describe('no password in anything Roster prints or serves', () => {
       startRoster('node', '--store', url, '--key', key, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T), '--json', '--verbose', '--status-port', '0');
     const nodes = [start('a'), start('b')];
     await until(() => nodes.every((p) => p.members.length === 2 && p.leader !== undefined && p.leader !== null), WAIT, () => nodes.map((p) => p.describe()).join('\n'));
-    const pages = await Promise.all(nodes.map(statusUrl));
+    const pages = await Promise.all(nodes.map((p) => statusUrl(p, WAIT)));
     const served = (await Promise.all(pages.map(scrapeAll))).flat();
     expect(served.some((text) => text.includes('"event":"members"'))).toBe(true); // the streams were read
     expect(served.some((text) => text.includes('127.0.0.1'))).toBe(true); // the store is shown, redacted

@@ -99,6 +99,13 @@ export class RosterNodeProcess {
 }
 
 /** Starts `roster` with `args` (e.g. `['node', '--json', …]`). */
+/** The status page URL a `roster node --status-port` process logs at start, once it has. */
+export async function statusUrl(p: RosterNodeProcess, timeoutMs = 20_000): Promise<string> {
+  const pattern = /status page url=(http:\/\/127\.0\.0\.1:\d+\/)/;
+  await until(() => pattern.test(p.stderr), timeoutMs, () => p.describe());
+  return pattern.exec(p.stderr)![1]!;
+}
+
 export function startRoster(...args: string[]): RosterNodeProcess {
   return new RosterNodeProcess(args);
 }
