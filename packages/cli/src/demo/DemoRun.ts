@@ -25,6 +25,8 @@ export class DemoRun {
   #leaderNonce: { readonly id: string; readonly nonce: number } | undefined;
   /** The master killed by {@link killLeaderShard}, until {@link restartShard}. */
   #deadShard: DemoShard | undefined;
+  /** Set by {@link killLeaderShard} until the leader's broadcast is seen to move: no leader kill meanwhile. */
+  #shardKill: { readonly at: number; readonly leader: string } | undefined;
   #counter = 0;
   #hellos = 0;
   #onHello: (() => void)[] = [];
@@ -117,7 +119,10 @@ export class DemoRun {
         const leader = this.view.leaderNode;
         if (leader?.id === m.id && m.nonce !== undefined) {
           const moved = this.#leaderNonce !== undefined && this.#leaderNonce.id === m.id && this.#leaderNonce.nonce !== m.nonce;
-          if (moved) this.display.note(at, `${m.id} still leads; its broadcast moved from nonce ${this.#leaderNonce!.nonce} to nonce ${m.nonce}`);
+          if (moved) {
+            this.display.note(at, `${m.id} still leads; its broadcast moved from nonce ${this.#leaderNonce!.nonce} to nonce ${m.nonce}`);
+            this.#shardKill = undefined;
+          }
           this.#leaderNonce = { id: m.id, nonce: m.nonce };
         }
         this.display.changed();
@@ -139,7 +144,7 @@ export class DemoRun {
     try {
       for (;;) {
         await delay(everyMs, undefined, { signal });
-        while (!this.view.settled) await delay(50, undefined, { signal });
+        while (!this.view.settled || this.#awaitingMove()) await delay(50, undefined, { signal });
         const victim = this.view.leaderNode;
         if (!victim?.pid) continue;
         process.kill(victim.pid, 'SIGKILL');
@@ -169,11 +174,23 @@ export class DemoRun {
         const pid = shard.pid;
         await cluster.kill(shard);
         this.#deadShard = shard;
+        this.#shardKill = { at: this.now(), leader: leader.id };
         this.display.note(this.now(), `killed the Redis master ${shard.address} (pid ${pid}) with SIGKILL: it serves "${key}", where leader ${leader.id} broadcasts`);
         return;
       }
       await delay(50, undefined, { signal });
     }
+  }
+
+  /**
+   * True while the leader key's master was just killed and the same leader has not yet been seen
+   * broadcasting at another nonce (for at most 5 T): a leader kill would hide the move.
+   */
+  #awaitingMove(): boolean {
+    const k = this.#shardKill;
+    if (!k) return false;
+    if (this.view.leaderNode?.id !== k.leader || this.now() - k.at > 5 * this.options.timeoutMs) this.#shardKill = undefined;
+    return this.#shardKill !== undefined;
   }
 
   /** Cluster mode: starts the killed master again (it rejoins with its slots, and no data). */
