@@ -63,6 +63,8 @@ export class RosterNode implements RosterNodeApi {
   #pingFailing = false;
 
   readonly #f: Following;
+  /** Where the best broadcast was last found (or, leading, written): see `broadcastNonce`. */
+  #broadcastNonce: number | undefined;
   #staleTimer: Timer | undefined;
 
   /** @internal Use `createNode()`. */
@@ -122,6 +124,9 @@ export class RosterNode implements RosterNodeApi {
 
   get latency(): { readonly windowReadMs: number | undefined; readonly pongRoundTripMs: number | undefined } {
     return { windowReadMs: this.#f.readEwma, pongRoundTripMs: this.#f.rttEwma };
+  }
+  get broadcastNonce(): number | undefined {
+    return this.#broadcastNonce;
   }
   get stats(): Readonly<Record<string, number>> {
     return this.#stats.snapshot();
@@ -334,6 +339,7 @@ export class RosterNode implements RosterNodeApi {
     if (published.outcome === 'conflict') return this.#main.poke();
     if (published.outcome !== 'published') return;
     this.#f.sawOwn(published.broadcast, this.#cfg.clock.now());
+    this.#broadcastNonce = this.#leaderKey.nonce;
     this.#view.setMembers(published.broadcast);
     // Re-validating: the next cycle, at once, renews the lease.
     if (published.again) this.#main.poke();
@@ -368,6 +374,10 @@ export class RosterNode implements RosterNodeApi {
   /** Takes in a read; a follower follows the new best leadership (not a claim, not itself). */
   #absorb(read: LeaderWindowRead): void {
     const best = this.#f.absorb(read, this.role, this.#cfg.timeoutMs);
+    if (this.role !== 'leader' && read.best !== undefined && sameLeadership(read.best, this.#f.bestSeen)) {
+      const at = read.slots.find((slot) => slot.state === 'broadcast' && slot.broadcast === read.best);
+      if (at) this.#broadcastNonce = at.nonce;
+    }
     if (best === undefined || this.role === 'leader') return;
     if (isGoodbye(best)) {
       const leader = this.#view.leader;

@@ -310,6 +310,7 @@ export class RedisKV implements KV {
       if (key !== undefined) checkKey(key, this.#settings.limits);
       const admission = key === undefined ? undefined : this.#health?.admit(key);
       if (admission && admission.verdict !== 'send') {
+        if (admission.probe) this.#probe(key!, admission.node);
         const reason = `${operation}: cluster node ${admission.node} is down`;
         if (admission.verdict === 'store-down') throw new StoreUnavailableError(reason);
         throw new KeyUnavailableError(key!, { reason });
@@ -332,6 +333,24 @@ export class RedisKV implements KV {
       }
     })();
     return raceSignal(work, signal);
+  }
+
+  /**
+   * Tests a cluster node marked down, in the background, with the read every reader makes (the
+   * capped GET script, which sends no value back when it is large): a reply marks the node up; a
+   * failed or timed-out connection backs the next probe off; an error reply tells nothing (it may
+   * come from another node: `CLUSTERDOWN Hash slot not served`). Never rejects.
+   */
+  #probe(key: string, node: string): void {
+    const health = this.#health!;
+    const { maxValueBytes } = this.#settings.limits;
+    runScript(this.#client, READ_WITHIN_LIMIT, key, [maxValueBytes, '0']).then(
+      () => health.succeeded(node),
+      (error: unknown) => {
+        if (!this.#closed && isNodeFailure(error)) health.failed(node, error);
+        else health.released(node);
+      },
+    );
   }
 
   /** GET (or GETDEL) that checks `STRLEN` on the server first: an oversized value is never sent. */
