@@ -46,6 +46,13 @@ describe('the command line', () => {
     expect(some.scale.every((c) => c.members <= 1000)).toBe(true);
   });
 
+  it('runs the scale section on the stores asked for, with the member counts asked for', () => {
+    const redisOnly = parseBenchArgs(['--only', 'roster', '--section', 'scale', '--scale-store', 'redis', '--scale-n', '300,1000']);
+    expect(redisOnly.scale.map((c) => [c.store, c.members])).toEqual([['redis', 300], ['redis', 1000]]);
+    expect(redisOnly.writeDocs).toBe(false);
+    expect(() => parseBenchArgs(['--scale-store', 'etcd'])).toThrow(/"etcd"/);
+  });
+
   it('rejects an unknown system with a usage error naming it', () => {
     expect(() => parseBenchArgs(['--only', 'zookeeper'])).toThrow(UsageError);
     expect(() => parseBenchArgs(['--only', 'zookeeper'])).toThrow(/"zookeeper"/);
