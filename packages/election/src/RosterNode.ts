@@ -325,7 +325,7 @@ export class RosterNode implements RosterNodeApi {
   async #leaderStep(lead: LeaderRole): Promise<void> {
     const cycleStart = this.#cfg.clock.now();
     if (!lead.holdsLease(cycleStart)) lead.lapse();
-    const read = await this.#f.read();
+    const read = await this.#f.read(undefined, 'read', lead.own);
     if (!this.#isLeading(lead)) return;
     this.#absorb(read);
     if (bestBroadcast(read.broadcasts.filter((b) => compareLeadership(b, lead.broadcast) < 0))) return this.#stepDown(lead, 'dethroned');
@@ -380,12 +380,16 @@ export class RosterNode implements RosterNodeApi {
   }
 
   #scheduleStaleCheck(): void {
-    const { clock, timeoutMs } = this.#cfg;
+    const { clock, timeoutMs, intervalMs } = this.#cfg;
     this.#staleTimer?.cancel();
+    this.#staleTimer = undefined;
     if (this.role !== 'follower' || this.#state !== 'running') return;
     const at = this.#f.standAt(timeoutMs);
-    // Only for precision: the regular step every interval checks as well.
-    if (at > clock.now() && at !== Infinity) this.#staleTimer = clock.setTimer(() => this.#main.poke(), at - clock.now());
+    // Only for precision: the regular step every interval checks as well. A stand due more than
+    // 3I from now is left to a later step (which arms the timer then): in steady state the
+    // Version moves every interval, and a timer re-armed at every step would be work for nothing.
+    const wait = at - clock.now();
+    if (wait > 0 && wait <= 3 * intervalMs) this.#staleTimer = clock.setTimer(() => this.#main.poke(), wait);
   }
 
   // ─── Events ──────────────────────────────────────────────────────────────────────────────────

@@ -7,6 +7,7 @@
  *
  * `--url URL --key K --prefix P --count N --interval MS --timeout MS [--report-every MS]`
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createNode, type RosterNode } from '@roster/election';
 import { RedisKV } from '@roster/kv-adapter';
@@ -27,6 +28,11 @@ export interface WorkerStatus {
   readonly maxMembers: number;
   /** process.cpuUsage() since start, user + system, in ms. */
   readonly cpuMs: number;
+  /** The event loop's delay since the previous report, 99th percentile and maximum, in ms. */
+  readonly lagP99Ms: number;
+  readonly lagMaxMs: number;
+  /** The nodes' `stats` counters, summed over the worker's nodes. */
+  readonly stats: Record<string, number>;
 }
 
 const { values } = parseArgs({
@@ -55,6 +61,9 @@ for (const node of nodes) {
 let started = 0;
 for (const node of nodes) void node.start().then(() => started++, (error: unknown) => process.stderr.write(`start: ${String(error)}\n`));
 
+const lag = monitorEventLoopDelay({ resolution: 10 });
+lag.enable();
+
 function report(): void {
   const following: Record<string, number> = {};
   const leading: string[] = [];
@@ -68,8 +77,13 @@ function report(): void {
     min = Math.min(min, seen);
     max = Math.max(max, seen);
   }
+  const stats: Record<string, number> = {};
+  for (const node of nodes) for (const [name, n] of Object.entries(node.stats)) stats[name] = (stats[name] ?? 0) + n;
   const cpu = process.cpuUsage();
-  const status: WorkerStatus = { t: Date.now(), event: 'status', count, started, following, leading, minMembers: nodes.length ? min : 0, maxMembers: max, cpuMs: (cpu.user + cpu.system) / 1000 };
+  const lagP99Ms = lag.count > 0 ? lag.percentile(99) / 1e6 : 0;
+  const lagMaxMs = lag.count > 0 ? lag.max / 1e6 : 0;
+  lag.reset();
+  const status: WorkerStatus = { t: Date.now(), event: 'status', count, started, following, leading, minMembers: nodes.length ? min : 0, maxMembers: max, cpuMs: (cpu.user + cpu.system) / 1000, lagP99Ms, lagMaxMs, stats };
   process.stdout.write(`${JSON.stringify(status)}\n`);
 }
 const ticker = setInterval(report, Number(values['report-every']));
