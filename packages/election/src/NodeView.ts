@@ -27,8 +27,12 @@ export class NodeView {
 
   /** True when `id` is in the member list. */
   lists(id: string): boolean {
-    return this.#members.list.some((m) => m.id === id);
+    // Asked at every step of a follower: answered from the list it last checked while that stands.
+    const list = this.#members.list;
+    if (this.#listed?.list !== list || this.#listed.id !== id) this.#listed = { list, id, listed: list.some((m) => m.id === id) };
+    return this.#listed.listed;
   }
+  #listed: { list: readonly Member[]; id: string; listed: boolean } | undefined;
 
   watch(fn: WatchFunction): () => void {
     return this.#updates.watch(fn);
