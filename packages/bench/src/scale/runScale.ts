@@ -9,7 +9,7 @@ import { spawnTracked, terminate, type Tracked } from '../infra/processes.js';
 import { builtScript } from '../paths.js';
 import { jsonLine } from '../systems/System.js';
 import type { Progress } from '../measure/leadership.js';
-import { difference, readCounters, totalCalls } from './redisStats.js';
+import { difference, RedisStatsReader, totalCalls } from './redisStats.js';
 import type { WorkerStatus } from './scaleWorker.js';
 
 /** One scale configuration. */
@@ -135,14 +135,18 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
     const cpu0 = leader.last!.cpuMs;
     const t0 = Date.now();
     const sent0 = procs.map((p) => ({ t: p.last!.t, sent: { ...p.last!.sent } }));
-    const before = await readCounters(options.ports);
+    const stats = new RedisStatsReader(options.ports);
+    const before = await stats.read().catch((error: unknown) => {
+      stats.close();
+      throw error;
+    });
     let lagP99Ms = 0;
     const lagWatch = setInterval(() => {
       for (const p of procs) lagP99Ms = Math.max(lagP99Ms, p.last?.lagP99Ms ?? 0);
     }, reportEvery);
     await delay(options.windowMs);
     clearInterval(lagWatch);
-    const after = await readCounters(options.ports);
+    const after = await stats.read().finally(() => stats.close());
     const sent1 = procs.map((p) => ({ t: p.last!.t, sent: { ...p.last!.sent } }));
     const t1 = Date.now();
     const cpu1 = leader.last!.cpuMs;
