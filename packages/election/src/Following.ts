@@ -45,6 +45,13 @@ export class Following {
     const maxGap = 2 * this.#intervalMs;
     this.staleness.sawRead(read.startedAt, read.at, maxGap);
     others?.sawRead(read.startedAt, read.at, maxGap);
+    // The leader followed published a new list that could not be read whole: its Version moved,
+    // which is what staleness watches (the list itself is read at the next poll).
+    const moving = read.moving;
+    const tracked = this.staleness.tracked;
+    if (moving && sameLeadership(tracked, { ...moving, members: [] }) && moving.version > tracked!.version) {
+      this.staleness.observe({ ...tracked!, version: moving.version }, read.startedAt);
+    }
     return read;
   }
 

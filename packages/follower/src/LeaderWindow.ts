@@ -44,6 +44,12 @@ export interface LeaderWindowRead {
   readonly at: number;
   /** True when every nonce of the window was looked at (a poll may read only their headers); false for a poll of one nonce. */
   readonly scanned: boolean;
+  /**
+   * A poll only: the header of a later Version of the leadership it follows, whose whole value
+   * (a new member list) could not be read. The leader is publishing; the list is read again at the
+   * next poll.
+   */
+  readonly moving?: BroadcastHeader;
 }
 
 /** Options of {@link LeaderWindow}. */
@@ -208,9 +214,11 @@ export class LeaderWindow {
     const all = key.keys().map((_, n) => n);
     let scanned = scan;
     let read = await this.#heads(scan ? all : [known.nonce], signal);
+    let moving = read.moving;
     if (!scan && read.slots[known.nonce]!.state !== 'broadcast') {
       scanned = true;
       read = await this.#heads(all, signal);
+      moving ??= read.moving;
     }
     const { slots, reachable } = read;
     const broadcasts = broadcastsOf(slots);
@@ -220,7 +228,7 @@ export class LeaderWindow {
     if (scanned) this.#scannedAt = startedAt;
     if (found) this.#know({ nonce: found.nonce, broadcast: found.broadcast, headerBytes: headerBytesOf(found) }, at);
     else if (scanned) this.#know(undefined, at);
-    return { slots, broadcasts, best, reachable, startedAt, at, scanned };
+    return { slots, broadcasts, best, reachable, startedAt, at, scanned, ...(moving && { moving }) };
   }
 
   /**
@@ -228,7 +236,7 @@ export class LeaderWindow {
    * then the whole value of the best one whose list is not known (one `get`). Slots whose value
    * was not read whole, and nonces not in `nonces`, are {@link NOT_READ}.
    */
-  async #heads(nonces: readonly number[], signal: AbortSignal | undefined): Promise<{ slots: LeaderSlot[]; reachable: boolean }> {
+  async #heads(nonces: readonly number[], signal: AbortSignal | undefined): Promise<{ slots: LeaderSlot[]; reachable: boolean; moving?: BroadcastHeader }> {
     const { kv, key, clock, timeoutMs } = this.#o;
     const known = this.#known;
     const slots: LeaderSlot[] = key.keys().map((_, nonce) => ({ nonce, state: 'unavailable', error: NOT_READ }));
@@ -261,6 +269,7 @@ export class LeaderWindow {
     // be a broadcast (garbage whose start looks like a header), the next best, and so on.
     const order = (h: BroadcastHeader): Broadcast => ({ ...h, members: [] });
     pending.sort((x, y) => compareLeadership(order(x.header), order(y.header)) || y.header.version - x.header.version);
+    let moving: BroadcastHeader | undefined;
     for (const p of pending) {
       const best = bestBroadcast(broadcastsOf(slots));
       if (best && !supersedes(order(p.header), best)) break;
@@ -269,10 +278,12 @@ export class LeaderWindow {
         slots[p.nonce] = value === null ? { nonce: p.nonce, state: 'empty' } : this.#parse(p.nonce, value);
       } catch (error) {
         slots[p.nonce] = { nonce: p.nonce, state: 'unavailable', error };
+        // The header alone shows the leader followed publishing a new list: progress all the same.
+        if (moving === undefined && known && sameLeadership(known.broadcast, order(p.header)) && p.header.version > known.broadcast.version) moving = p.header;
       }
       if (slots[p.nonce]!.state === 'broadcast') break;
     }
-    return { slots, reachable };
+    return { slots, reachable, ...(moving && { moving }) };
   }
 
   /** The known broadcast at the Version of `h`, when `h` is a later Version of it in the same list epoch. */

@@ -83,6 +83,25 @@ describe('LeaderWindow.poll', () => {
     expect(ops().slice(before)).toEqual(Array.from({ length: 10 }, () => 'getRange leader 0'));
   });
 
+  it('reports the header of a new list it could not read whole (moving), and reads the list at the next poll', async () => {
+    const { store, faults, window, clock } = setup();
+    const leader = publisher(store, { era: 1, nonce: 0, version: 0, id: 'node-0', members: members(100) });
+    await leader.publish(leader.current.members.slice());
+    const first = await window.poll();
+    expect(first.moving).toBeUndefined();
+    const failing = faults.failures({ probability: 1, ops: ['get'] });
+    await clock.advance(I);
+    await leader.publish(members(101));
+    const blind = await window.poll();
+    expect(blind.best?.version).not.toBe(leader.current.version);
+    expect(blind.moving).toEqual({ era: 1, nonce: 0, version: leader.current.version, id: 'node-0' });
+    failing.heal();
+    await clock.advance(I);
+    const seen = await window.poll();
+    expect(seen.moving).toBeUndefined();
+    expect(seen.best?.members).toHaveLength(101);
+  });
+
   it('reads the same number of bytes per poll for 100 and for 1,000 members while the list is stable, periodic scans included', async () => {
     const perPoll: number[] = [];
     for (const n of [100, 1000]) {
