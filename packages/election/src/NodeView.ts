@@ -34,6 +34,28 @@ export class NodeView {
   }
   #listed: { list: readonly Member[]; id: string; listed: boolean } | undefined;
 
+  /**
+   * The place of `id` among the members other than `leaderId`, in the list's order (by id, the
+   * same on every node that holds the same list); `undefined` when it is not listed.
+   */
+  rankOf(id: string, leaderId: string | undefined): number | undefined {
+    const list = this.#members.list;
+    const cached = this.#rank;
+    if (cached?.list === list && cached.id === id && cached.leaderId === leaderId) return cached.rank;
+    let rank: number | undefined;
+    let before = 0;
+    for (const m of list) {
+      if (m.id === id) {
+        rank = before;
+        break;
+      }
+      if (m.id !== leaderId) before++;
+    }
+    this.#rank = { list, id, leaderId, rank };
+    return rank;
+  }
+  #rank: { list: readonly Member[]; id: string; leaderId: string | undefined; rank: number | undefined } | undefined;
+
   watch(fn: WatchFunction): () => void {
     return this.#updates.watch(fn);
   }
