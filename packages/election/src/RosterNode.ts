@@ -12,6 +12,9 @@ import { NodeStats } from './NodeStats.js';
 import { NodeView } from './NodeView.js';
 import { Following } from './Following.js';
 
+/** How many members after the leader stand as soon as its broadcast has been still for T. */
+const EARLY_CANDIDATES = 3;
+
 /** The role with what the node holds in it. */
 type Phase =
   | { readonly role: 'follower' | 'observer' }
@@ -211,7 +214,7 @@ export class RosterNode implements RosterNodeApi {
     }
     const leader = this.#view.leader;
     const listed = leader !== undefined && this.#view.lists(this.id);
-    const stand = this.#f.standReason(clock.now(), timeoutMs, leader, listed);
+    const stand = this.#f.standReason(clock.now(), timeoutMs + this.#standDelay(), leader, listed);
     if (stand) return this.#becomeCandidate(stand);
     if (leader !== undefined && !listed && this.#joiner.due(Math.max(timeoutMs, 3 * intervalMs))) {
       await this.#joiner.append().then(
@@ -330,7 +333,7 @@ export class RosterNode implements RosterNodeApi {
   async #leaderStep(lead: LeaderRole): Promise<void> {
     const cycleStart = this.#cfg.clock.now();
     if (!lead.holdsLease(cycleStart)) lead.lapse();
-    const read = await this.#f.read();
+    const read = await this.#f.read(undefined, 'read', lead.own);
     if (!this.#isLeading(lead)) return;
     this.#absorb(read);
     if (bestBroadcast(read.broadcasts.filter((b) => compareLeadership(b, lead.broadcast) < 0))) return this.#stepDown(lead, 'dethroned');
@@ -389,13 +392,30 @@ export class RosterNode implements RosterNodeApi {
     this.#view.setMembers(best);
   }
 
+  /**
+   * How much longer than T this follower waits before it stands: nothing for the first
+   * {@link EARLY_CANDIDATES} members after the leader (by id, the same order on every node), and
+   * one interval for the others, by which time the early candidates' claims are in the window and
+   * their polls (which scan every nonce once the Version is still) follow a claim instead of
+   * standing. So a crash of the leader of N members starts a few candidacies, not N. Standing
+   * later is always safe; a node not listed stands at T.
+   */
+  #standDelay(): number {
+    const rank = this.#view.rankOf(this.id, this.#view.leader?.id);
+    return rank === undefined || rank < EARLY_CANDIDATES ? 0 : this.#cfg.intervalMs;
+  }
+
   #scheduleStaleCheck(): void {
-    const { clock, timeoutMs } = this.#cfg;
+    const { clock, timeoutMs, intervalMs } = this.#cfg;
     this.#staleTimer?.cancel();
+    this.#staleTimer = undefined;
     if (this.role !== 'follower' || this.#state !== 'running') return;
-    const at = this.#f.standAt(timeoutMs);
-    // Only for precision: the regular step every interval checks as well.
-    if (at > clock.now() && at !== Infinity) this.#staleTimer = clock.setTimer(() => this.#main.poke(), at - clock.now());
+    const at = this.#f.standAt(timeoutMs + this.#standDelay());
+    // Only for precision: the regular step every interval checks as well. A stand due more than
+    // 3I from now is left to a later step (which arms the timer then): in steady state the
+    // Version moves every interval, and a timer re-armed at every step would be work for nothing.
+    const wait = at - clock.now();
+    if (wait > 0 && wait <= 3 * intervalMs) this.#staleTimer = clock.setTimer(() => this.#main.poke(), wait);
   }
 
   // ─── Events ──────────────────────────────────────────────────────────────────────────────────

@@ -244,10 +244,12 @@ export class RedisKV implements KV {
         ttl ?? '',
         token,
         limits.maxValueBytes,
-      ])) as [number, string, string | number | null];
+      ])) as [number, string, (string | number | null)?];
       const [outcome, now, current] = reply;
       if (outcome < 0) throw new ValueTooLargeError(key, Number(current), limits.maxValueBytes);
-      const stored = this.#checkRead(key, current === null ? null : String(current));
+      // A swap without a stamp does not send the value back: it is the one we sent.
+      if (outcome === 1 && token === '') return { swapped: true, current: value, time: Number(now) };
+      const stored = this.#checkRead(key, current === null || current === undefined ? null : String(current));
       return { swapped: outcome === 1, current: stored, time: Number(now) };
     });
   }

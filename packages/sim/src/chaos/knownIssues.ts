@@ -24,10 +24,12 @@ export const KNOWN_ISSUES: readonly KnownIssue[] = [
   {
     id: 'confirm-on-partial-read',
     title:
-      'two candidates of one era confirm 5 ms apart while every leader-key nonce fails at random (a shard back with old data, reconnecting): a candidate confirms on a read that missed the other claim',
+      'two candidates of one era both confirm while every leader-key nonce fails at random (a shard back with old data, reconnecting): a candidate confirms on a read that missed the other claim',
     property: 'monotonic',
     counterexample: {
-      seed: 55671012,
+      // Seed 55671012 showed it first; the leader's reading its window by headers moved the
+      // fault injector's random draws, and the same scenario shows it again at this seed.
+      seed: 55675490,
       timing: { intervalMs: 1000, timeoutMs: 5000 },
       steps: [
         { at: 1300, do: 'start', node: 'n1' },
