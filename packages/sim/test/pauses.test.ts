@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkRun, runScenario, type Scenario } from '../src/index.js';
+import { checkRun, runScenario, type Run, type Scenario } from '../src/index.js';
 import { leaderPause } from '../src/properties/pauseTolerance.js';
 
 const I = 100;
@@ -47,6 +47,67 @@ describe('stall tolerance: a sharp failure window around the leader’s pause', 
         const outcome = leaderPause(run);
         expect(outcome).toBeDefined();
         expect(outcome?.otherLeaders.length).toBeGreaterThan(0);
+        const check = checkRun(run);
+        expect(check.violations).toEqual([]);
+        expect(check.measures.dualLeadershipMs).toBe(0);
+      }),
+      params,
+    );
+  });
+});
+
+/** How long after `at` a node other than `gone` first had `isLeader()` true (Infinity: never). */
+function replacedAfter(run: Run, at: number, gone: string): number {
+  const next = run.history.samples.find((s) => s.at >= at && s.leaders.some((l) => l !== gone));
+  return next === undefined ? Infinity : next.at - at;
+}
+
+describe('resign after a pause: the hand-over is as quick as ever', () => {
+  it('a leader whose lease lapsed in a pause goes back to one publication per interval (one loop, not two)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 6 * T, max: 6 * T + 2 * I }), fc.integer({ min: T / 2, max: T - I - 1 }), async (at, forMs) => {
+        const run = await runScenario(leaderPaused(at, forMs));
+        // Ten intervals from 2I after the resume: compare-and-set is how the leader publishes.
+        const from = at + forMs + 2 * I;
+        const publications = run.costs.filter((c) => c.node === 'n1' && c.op === 'compareAndSet' && c.at >= from && c.at < from + 10 * I);
+        expect(run.history.end).toBeGreaterThan(from + 10 * I);
+        expect(publications.length).toBeGreaterThanOrEqual(9);
+        expect(publications.length).toBeLessThanOrEqual(11);
+      }),
+      params,
+    );
+  });
+
+  it('a leader that resigns right after a pause long enough for its lease to lapse is replaced within T', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 6 * T, max: 6 * T + 2 * I }), fc.integer({ min: T / 2, max: T - I - 1 }), fc.integer({ min: 0, max: 3 * I }), async (at, forMs, after) => {
+        const stopAt = at + forMs + after;
+        const run = await runScenario({ ...leaderPaused(at, forMs), steps: [...leaderPaused(at, forMs).steps, { at: stopAt, do: 'stop', node: 'n1' }] });
+        expect(replacedAfter(run, stopAt, 'n1')).toBeLessThan(T);
+        const check = checkRun(run);
+        expect(check.violations).toEqual([]);
+        expect(check.measures.dualLeadershipMs).toBe(0);
+      }),
+      params,
+    );
+  });
+
+  it('once a paused leader has lost leadership, its successor resigning is replaced within T, by the node that was paused', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 6 * T, max: 6 * T + 2 * I }), fc.integer({ min: T + I, max: 3 * T }), fc.integer({ min: 3 * T, max: 3 * T + 2 * I }), async (at, forMs, after) => {
+        const stopAt = at + forMs + after;
+        const run = await runScenario({
+          seed: 1,
+          timing,
+          steps: [
+            { at: 0, do: 'start', node: 'n1' },
+            { at: 2 * T, do: 'start', node: 'n2' },
+            { at, do: 'pause', node: 'n1', forMs },
+            { at: stopAt, do: 'stop', node: 'n2' },
+          ],
+        });
+        expect(run.history.samples.filter((s) => s.at < stopAt).at(-1)?.leaders).toEqual(['n2']);
+        expect(replacedAfter(run, stopAt, 'n2')).toBeLessThan(T);
         const check = checkRun(run);
         expect(check.violations).toEqual([]);
         expect(check.measures.dualLeadershipMs).toBe(0);
