@@ -8,10 +8,10 @@ const T = 500;
 const timing = { intervalMs: I, timeoutMs: T };
 
 /** Three nodes, n1 first so that it leads; n1 paused for `forMs` at `at` once all have converged. */
-function leaderPaused(at: number, forMs: number): Scenario {
+function leaderPaused(at: number, forMs: number, t: { intervalMs: number; timeoutMs: number } = timing): Scenario {
   return {
     seed: 1,
-    timing,
+    timing: t,
     steps: [
       { at: 0, do: 'start', node: 'n1' },
       { at: 2 * T, do: 'start', node: 'n2' },
@@ -35,6 +35,21 @@ describe('stall tolerance: a sharp failure window around the leader’s pause', 
         const check = checkRun(run);
         expect(check.violations).toEqual([]);
         expect(check.measures.dualLeadershipMs).toBe(0);
+      }),
+      params,
+    );
+  });
+
+  it('at I = 50 ms too, a leader pause shorter than T − I/2 never makes a follower stand nor another node lead', async () => {
+    const fast = { intervalMs: 50, timeoutMs: T };
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 6 * T, max: 6 * T + 100 }), fc.integer({ min: 1, max: T - 25 - 1 }), async (at, forMs) => {
+        const run = await runScenario(leaderPaused(at, forMs, fast));
+        const outcome = leaderPause(run);
+        expect(outcome).toBeDefined();
+        expect(outcome?.stood).toEqual([]);
+        expect(outcome?.otherLeaders).toEqual([]);
+        expect(checkRun(run).violations).toEqual([]);
       }),
       params,
     );
