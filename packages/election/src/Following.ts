@@ -92,8 +92,9 @@ export class Following {
   /**
    * The follower's rule (seed 003 §2–3) at `now`: stand when the best leadership stood still for T
    * (`stale`) or said goodbye, or, while listed by the leader followed, when it has not PONGed
-   * for T + I (a PONG is read only once per interval: with T alone, a leader pause shorter than
-   * T − I could make a listed follower stand). The PONG path applies only while that leader is the best known: during an election (a
+   * for T + 2I (PONGs are written once per interval and found once per interval, so two findings
+   * are a whole number of intervals apart and up to 2I more than the leader's silence: with less, a
+   * leader pause shorter than T − I/2, which the broadcast rides out, could make a listed follower stand). The PONG path applies only while that leader is the best known: during an election (a
    * claim is the best) the follower waits for the claim to confirm or go still, or claims would
    * keep overtaking one another.
    */
@@ -102,12 +103,12 @@ export class Following {
     if (listed && !this.#listed) this.pongBase = now;
     this.#listed = listed;
     const following = leader !== undefined && sameLeadership(this.bestSeen, { ...leader, version: 0, members: [] });
-    return listed && following && now - this.pongBase >= timeoutMs + this.#intervalMs ? 'pong-timeout' : undefined;
+    return listed && following && now - this.pongBase >= timeoutMs + 2 * this.#intervalMs ? 'pong-timeout' : undefined;
   }
 
   /** When the follower will stand if nothing changes (for a precise wake-up). */
   standAt(timeoutMs: number): number {
-    return Math.min(this.staleness.staleAt(timeoutMs), this.#listed ? this.pongBase + timeoutMs + this.#intervalMs : Infinity);
+    return Math.min(this.staleness.staleAt(timeoutMs), this.#listed ? this.pongBase + timeoutMs + 2 * this.#intervalMs : Infinity);
   }
 }
 

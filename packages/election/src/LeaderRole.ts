@@ -1,5 +1,5 @@
 import { RosterKeys, formatBroadcast, formatMember, isGoodbye, nextVersion, parseBroadcast, sameLeadership, sameMembers, type Broadcast, type LeaderWindowRead, type Member, type OwnPublication } from '@roster/follower';
-import { LocalDeadline, isKeyFailure, withDeadline, type CompoundKey } from '@roster/kv-adapter';
+import { LocalDeadline, isKeyFailure, withDeadline, type CompoundKey, type Timer } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import { LeadershipLostError } from './errors.js';
 import type { LeadershipLossReason } from './events.js';
@@ -23,8 +23,10 @@ export interface LeaderRoleOptions {
   readonly inherited: readonly Member[];
   /** Called when the lease runs out before it was renewed (the node then re-validates it). */
   readonly onLapse: (reason: 'lease-expired' | 'store-unavailable') => void;
-  /** Asks the node for a step now (a LEAVE arrived). */
+  /** Asks the node for a step now (a LEAVE arrived, a beat met another write). */
   readonly poke: () => void;
+  /** Called with each beat that landed (see {@link LeaderRole.hold}). */
+  readonly onBeat?: (b: Broadcast) => void;
 }
 
 /** How one publication ended. */
@@ -56,6 +58,12 @@ export type PublishOutcome =
  * it is alive but does not renew the lease, the next one (at once) does, if no better leadership
  * appeared in between; the read before that second publication must have seen every nonce. Until then `holdsLease()` is false and the leadership signal is aborted.
  * See docs/protocol.md for why two publications.
+ *
+ * Halfway between two cycles the leader also **beats**: it publishes the same list at the next
+ * Version by compare-and-set against what it last wrote, without a read. A beat never renews the
+ * lease; it only shows followers that the leader is alive, so that its last publication before a
+ * pause is at most I/2 old (the stall tolerance is T − I/2, not T − I). A beat that meets another
+ * write asks for a cycle at once.
  */
 export class LeaderRole {
   readonly #o: LeaderRoleOptions;
@@ -86,6 +94,11 @@ export class LeaderRole {
   /** True while the last publication attempt failed: a lease that runs out then is the store's doing. */
   #failing = false;
   #ending: Promise<void> | undefined;
+  #beatTimer: Timer | undefined;
+  /** The beat in flight, if any. */
+  #beating: Promise<void> | undefined;
+  /** True while the node's cycle (read, then publish) runs: no beat starts meanwhile. */
+  #held = false;
 
   constructor(options: LeaderRoleOptions) {
     const { config, keys, stats } = options;
@@ -230,6 +243,7 @@ export class LeaderRole {
         const renewed = cycleStart - this.#publishedCycle < chain && this.#renew(cycleStart);
         this.#publishedCycle = cycleStart;
         this.#syncWorkers();
+        this.#scheduleBeat(cycleStart + this.#o.config.intervalMs / 2);
         return { outcome: 'published', broadcast: next, renewed, again: !renewed && this.#lapsed && complete };
       } catch (error) {
         if (this.#ending) return { outcome: 'ended' };
@@ -252,13 +266,64 @@ export class LeaderRole {
     if (this.#ending) return this.#ending;
     const { config } = this.#o;
     this.#lease.cancel();
+    this.#beatTimer?.cancel();
     this.#leaseUntil = -Infinity;
     this.#abort.abort(new LeadershipLostError(reason));
     config.logger.info({ node: config.id, reason, era: this.#me.era }, 'stopped leading');
-    const loops = Promise.all([this.#poller.stop(), ...[...this.#workers.values()].map((w) => w.stop())]);
+    // A beat in flight lands (or fails) before the goodbye, which replaces what this leader last wrote.
+    const loops = Promise.all([this.#poller.stop(), ...[...this.#workers.values()].map((w) => w.stop()), this.#beating]);
     const handOver = reason === 'dethroned' ? this.#handOver() : Promise.resolve();
     this.#ending = Promise.all([loops, handOver]).then(() => (reason === 'stopped' ? this.#goodbye() : undefined));
     return this.#ending;
+  }
+
+  /**
+   * Holds beats off for one cycle of the node (its read and publication): resolves once a beat in
+   * flight has landed or failed, so that the cycle reads what the beat wrote; no beat starts until
+   * the returned function is called.
+   */
+  async hold(): Promise<() => void> {
+    this.#held = true;
+    await this.#beating;
+    return () => {
+      this.#held = false;
+    };
+  }
+
+  #scheduleBeat(at: number): void {
+    const { clock } = this.#o.config;
+    this.#beatTimer?.cancel();
+    this.#beatTimer = clock.setTimer(() => {
+      this.#beatTimer = undefined;
+      if (this.#held || this.#ending || this.#beating) return;
+      this.#beating = this.#beat().finally(() => (this.#beating = undefined));
+    }, Math.max(0, at - clock.now()));
+  }
+
+  /**
+   * A beat: the same list at the next Version, by compare-and-set against what this leader last
+   * wrote at its nonce. It cannot replace anyone else's write, and it never renews the lease (a
+   * candidate that sees it only waits longer). Never rejects.
+   */
+  async #beat(): Promise<void> {
+    const { clock, kv, operationTimeoutMs } = this.#o.config;
+    const next: Broadcast = { ...this.#me, version: nextVersion(this.#me.version, false) };
+    const raw = formatBroadcast(next);
+    try {
+      const { swapped } = await withDeadline(clock, operationTimeoutMs, 'beat', kv.compareAndSet(this.#o.leaderKey.current, this.#raw, raw));
+      if (this.#ending) return;
+      if (!swapped) {
+        // Another write (a claim, or our own publication whose reply was lost): read at once.
+        this.#o.stats.count('publish.conflict');
+        return this.#o.poke();
+      }
+      this.#o.stats.count('beat');
+      this.#me = next;
+      this.#raw = raw;
+      this.#o.onBeat?.(next);
+    } catch {
+      // The next cycle reads and publishes; its failures are the ones logged.
+    }
   }
 
   #failed(): PublishOutcome {

@@ -27,7 +27,7 @@ type Phase =
  *
  * ```
  *            start                 Version stale for T, goodbye,            claim is best and
- *              │                   or no PONG for T + I                      others stale for T
+ *              │                   or no PONG for T + 2I                     others stale for T
  *              ▼                ┌───────────────────────┐               ┌────────────────────────┐
  *          follower ────────────┘                       ▼               │                        ▼
  *              ▲                                    candidate ──────────┘                      leader
@@ -315,6 +315,11 @@ export class RosterNode implements RosterNodeApi {
       inherited,
       onLapse: () => this.#main.poke(),
       poke: () => this.#main.poke(),
+      onBeat: (b) => {
+        if (!this.#isLeading(lead)) return;
+        this.#f.sawOwn(b, clock.now());
+        this.#view.setMembers(b);
+      },
     });
     this.#stats.count('elected');
     this.#setPhase({ role: 'leader', lead }, 'confirmed');
@@ -333,6 +338,16 @@ export class RosterNode implements RosterNodeApi {
   async #leaderStep(lead: LeaderRole): Promise<void> {
     const cycleStart = this.#cfg.clock.now();
     if (!lead.holdsLease(cycleStart)) lead.lapse();
+    const release = await lead.hold();
+    try {
+      await this.#leaderCycle(lead, cycleStart);
+    } finally {
+      release();
+    }
+  }
+
+  /** One leader cycle, with beats held off (see LeaderRole.hold). */
+  async #leaderCycle(lead: LeaderRole, cycleStart: number): Promise<void> {
     const read = await this.#f.read(undefined, 'read', lead.own);
     if (!this.#isLeading(lead)) return;
     this.#absorb(read);

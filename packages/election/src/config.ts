@@ -33,7 +33,12 @@ export interface RosterNodeOptions {
    * Must be greater than `intervalMs` and less than `timeoutMs − intervalMs`. @defaultValue timeoutMs / 2
    */
   readonly renewDeadlineMs?: number;
-  /** How long a candidate waits after its claim before it re-reads to confirm. @defaultValue intervalMs / 2 */
+  /**
+   * How long a candidate waits after its claim before it re-reads to confirm. Safety does not rest
+   * on it (a candidate confirms only once every other broadcast stood still for T); it gives a rival
+   * that read the window just before the claim landed the time to land its own (see
+   * docs/protocol.md). @defaultValue intervalMs / 10
+   */
   readonly settleMs?: number;
   /** Longest any single store operation may take before it counts as failed. @defaultValue intervalMs / 2 */
   readonly operationTimeoutMs?: number;
@@ -140,7 +145,7 @@ function resolveTiming(options: Omit<RosterNodeOptions, 'kv'>): Omit<ResolvedCon
       `Expected \`renewDeadlineMs\` to be greater than \`intervalMs\` (${intervalMs}) and less than \`timeoutMs\` − \`intervalMs\` (${timeoutMs - intervalMs})`,
     );
   }
-  const settleMs = positiveInt('settleMs', options.settleMs ?? Math.max(1, Math.floor(intervalMs / 2)));
+  const settleMs = positiveInt('settleMs', options.settleMs ?? Math.max(1, Math.floor(intervalMs / 10)));
   if (settleMs > intervalMs) throw new ConfigError('settleMs', settleMs, `Expected \`settleMs\` to be at most \`intervalMs\` (${intervalMs})`);
   const operationTimeoutMs = positiveInt('operationTimeoutMs', options.operationTimeoutMs ?? Math.max(1, Math.floor(intervalMs / 2)));
   if (operationTimeoutMs > intervalMs) {

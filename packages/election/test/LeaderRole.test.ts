@@ -13,6 +13,7 @@ async function leader(options: { inherited?: { id: string; weight: number }[] } 
   const claim = broadcast('me', 1, 0, 0);
   const raw = await f.put(claim);
   const lost: string[] = [];
+  const pokes: number[] = [];
   const role = new LeaderRole({
     config: f.config('me'),
     keys: f.keys,
@@ -22,9 +23,9 @@ async function leader(options: { inherited?: { id: string; weight: number }[] } 
     raw,
     inherited: options.inherited ?? [],
     onLapse: (reason) => lost.push(reason),
-    poke: () => undefined,
+    poke: () => pokes.push(f.clock.now()),
   });
-  return { f, role, lost };
+  return { f, role, lost, pokes };
 }
 
 async function stored(f: WindowFixture, nonce = 0) {
@@ -44,6 +45,47 @@ describe('LeaderRole: what a node holds while it leads', () => {
     expect(await stored(f)).toMatchObject({ id: 'me', era: 1, version: 1000, members: [{ id: 'me', weight: 1 }, { id: 'b', weight: 2 }] });
     expect(role.holdsLease(100 + R - 1)).toBe(true);
     expect(role.holdsLease(100 + R)).toBe(false);
+    await role.end('stopped');
+  });
+
+  it('halfway to the next cycle it beats: the same list at the next Version, by compare-and-set, and the lease is not renewed by it', async () => {
+    const { f, role } = await leader({ inherited: [{ id: 'b', weight: 1 }] });
+    role.start(0);
+    await f.clock.advance(100);
+    await role.publish(await f.read(), 100);
+    const published = await stored(f);
+    await f.clock.advance(49);
+    expect(await stored(f)).toEqual(published);
+    await f.clock.advance(1);
+    expect(await stored(f)).toEqual({ ...published, version: published!.version + 1 });
+    expect(role.broadcast.version).toBe(published!.version + 1);
+    expect(role.holdsLease(100 + R - 1)).toBe(true);
+    expect(role.holdsLease(100 + R)).toBe(false);
+    await role.end('stopped');
+  });
+
+  it('a beat never overwrites another write: a claim written since the last publication stays, and the leader is asked for a cycle at once', async () => {
+    const { f, role, pokes } = await leader();
+    role.start(0);
+    await f.clock.advance(100);
+    await role.publish(await f.read(), 100);
+    const claim = await f.put(broadcast('rival', 2, 0, 0));
+    await f.clock.advance(50);
+    expect(await f.kv.get(f.keys.leader().at(0))).toBe(claim);
+    expect(pokes).toEqual([150]);
+    await role.end('dethroned');
+  });
+
+  it('no beat starts while a cycle holds beats off', async () => {
+    const { f, role } = await leader();
+    role.start(0);
+    await f.clock.advance(100);
+    await role.publish(await f.read(), 100);
+    const published = await stored(f);
+    const release = await role.hold();
+    await f.clock.advance(100);
+    expect(await stored(f)).toEqual(published);
+    release();
     await role.end('stopped');
   });
 

@@ -54,10 +54,15 @@ export class Ticker {
     this.#timer = undefined;
     if (this.#stopped) return;
     const startedAt = this.#clock.now();
-    this.#running = this.#step()
+    // Running from before the step is called: a poke (or a stop) from the step's synchronous start,
+    // before its first await, must wait for it, not start a second chain of steps alongside.
+    let finished!: () => void;
+    this.#running = new Promise<void>((resolve) => (finished = resolve));
+    void this.#step()
       .catch((error: unknown) => this.#logger.error({ err: error, loop: this.#name }, 'loop step failed'))
       .finally(() => {
         this.#running = undefined;
+        finished();
         if (this.#stopped) return;
         const wait = this.#poked ? 0 : Math.max(0, startedAt + this.#periodMs - this.#clock.now());
         this.#poked = false;

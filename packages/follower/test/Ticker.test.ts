@@ -4,20 +4,22 @@ import { describe, expect, it } from 'vitest';
 import { Ticker } from '../src/Ticker.js';
 
 /** A ticker whose step records its start time and then takes `takesMs` of virtual time. */
-function setup(options: { periodMs?: number; takesMs?: (run: number) => number; throwOn?: number } = {}) {
+function setup(options: { periodMs?: number; takesMs?: (run: number) => number; throwOn?: number; pokeFirstOn?: number } = {}) {
   const clock = new VirtualClock();
   const logger = new MemoryLogger();
   const starts: number[] = [];
   const ends: number[] = [];
   let active = 0;
   let maxActive = 0;
-  const ticker = new Ticker({
+  const ticker: Ticker = new Ticker({
     clock,
     logger,
     name: 'test-loop',
     periodMs: options.periodMs ?? 1000,
     step: async () => {
       const run = starts.length;
+      // Before anything is awaited, as a leader step does when it finds its lease lapsed.
+      if (run === options.pokeFirstOn) ticker.poke();
       starts.push(clock.now());
       active++;
       maxActive = Math.max(maxActive, active);
@@ -101,6 +103,16 @@ describe('Ticker', () => {
     await clock.advance(150);
     expect(starts).toEqual([0, 200]);
     expect(maxActive()).toBe(1);
+    await finish();
+  });
+
+  it('a poke from a step before its first await runs the next step after it, never alongside, and leaves one chain of steps', async () => {
+    const { clock, ticker, finish, starts, maxActive } = setup({ takesMs: () => 200, pokeFirstOn: 1 });
+    ticker.start();
+    await clock.advance(2500);
+    expect(maxActive()).toBe(1);
+    // The poke made at 1000 runs a step right after that one (1200); then one per period again.
+    expect(starts).toEqual([0, 1000, 1200, 2200]);
     await finish();
   });
 

@@ -20,7 +20,7 @@ const hunts: Record<string, { views: ChaosViews; kinds: ActionKind[]; maxNodes: 
   'partial-window': { views: 'shared', kinds: ['crash'], maxNodes: 3, maxSteps: 4, seed: 1, runs: 300 },
   'lenient-parser': { views: 'shared', kinds: ['garbage'], maxNodes: 3, maxSteps: 4, seed: 1, runs: 300 },
   'no-self-fencing': { views: 'shared', kinds: ['pause'], maxNodes: 3, maxSteps: 4, seed: 1, runs: 300 },
-  'blind-leader': { views: 'per-node', kinds: ['keyUnavailable'], maxNodes: 2, maxSteps: 3, seed: 1, runs: 300 },
+  'blind-leader': { views: 'per-node', kinds: ['keyUnavailable'], maxNodes: 2, maxSteps: 3, seed: 3, runs: 300 },
 };
 
 describe('each property rejects a broken variant of the protocol', () => {
@@ -87,7 +87,7 @@ describe('each property rejects a broken variant of the protocol', () => {
   });
 
   it('monotonic rejects publish-without-cas: a deposed leader publishes over its successor', async () => {
-    // n1's window read at 15 500 ms is held up by a stall at nonce 1, then n1 is paused for 7 s.
+    // n1's window read at 15 100 ms is held up by a stall at nonce 1, then n1 is paused for 7 s.
     // n2 is elected at era 2, nonce 0. When n1 resumes it publishes from its old read: with
     // compare-and-set the write fails (the key no longer holds what n1 read); without, era 1
     // replaces era 2 at the leader key.
@@ -97,12 +97,13 @@ describe('each property rejects a broken variant of the protocol', () => {
       steps: [
         { at: 0, do: 'start', node: 'n1' },
         { at: 0, do: 'start', node: 'n2' },
-        { at: 15_499, do: 'keyUnavailable', keys: 'leader 1', forMs: 5, stallMs: 300 },
-        { at: 15_600, do: 'pause', node: 'n1', forMs: 7000 },
+        { at: 15_099, do: 'keyUnavailable', keys: 'leader 1', forMs: 5, stallMs: 300 },
+        { at: 15_200, do: 'pause', node: 'n1', forMs: 7000 },
       ],
     };
     const mutated = await runScenario(scenario, { mutation: mutationByName('publish-without-cas') });
-    expect(checkRun(mutated, ['monotonic']).violations.map((v) => v.message)).toEqual([
+    // (Once or more: n2 republishes era 2, and n1 may write over it again before it reads it.)
+    expect([...new Set(checkRun(mutated, ['monotonic']).violations.map((v) => v.message))]).toEqual([
       "n1 wrote era 1, nonce 0 at leader 0 over n2's better era 2, nonce 0",
     ]);
     expect(checkRun(await runScenario(scenario)).violations).toEqual([]);

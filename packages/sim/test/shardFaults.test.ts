@@ -168,7 +168,7 @@ describe('any other key back with its old data', () => {
   const timing = { intervalMs: 200, timeoutMs: 1000 };
   const { intervalMs: I, timeoutMs: T } = timing;
   // One nonce each, as on a real cluster, where a key's nonces hash to different shards. (With every
-  // nonce of n2's id key away, n2 hears no pong, stands, and wins: one handover, within T + 2I.)
+  // nonce of n2's id key away, n2 hears no pong, stands, and wins: one handover, within T + 3I.)
   for (const keys of ['join 0', 'id/n2 0', 'id/n1 0']) {
     it(`'${keys}' rolls back: no leader change, a later joiner is admitted within about T, a leader crash fails over within T + 2I`, async () => {
       const faultAt = 10 * T;

@@ -175,8 +175,8 @@ describe('the simulator', () => {
     const run = await runScenario({ seed: 1, timing, steps: starts('n1') });
     const text = formatHistory(run.history);
     expect(text).toContain('5000 ms  n1     role follower → candidate (stale)');
-    expect(text).toContain('5500 ms  n1     leader n1 era 1 nonce 0 token 2047');
-    expect(text).toContain('5500 ms  ==     leaders [n1]');
+    expect(text).toContain('5100 ms  n1     leader n1 era 1 nonce 0 token 2047');
+    expect(text).toContain('5100 ms  ==     leaders [n1]');
     expect(text).toMatch(/op +\d+ms +\+0 n1 +compareAndSet "roster\/sim\/chaos\/leader 0" "1 0 0 n1 n1" → ok swapped/);
   });
 });

@@ -40,22 +40,23 @@ export function leaderPause(run: Run): PauseOutcome | undefined {
 }
 
 /**
- * Stall tolerance, a sharp failure window: a pause of the leader shorter than T − I never makes a
- * follower stand nor another node lead; a pause of T + I or more always ends in another leader
+ * Stall tolerance, a sharp failure window: a pause of the leader shorter than T − I/2 never makes a
+ * follower stand nor another node lead (its last publication or beat before the pause is at most
+ * I/2 old); a pause of T + I or more always ends in another leader
  * (when the run lasts 3T after the pause). Checked on pure leader-pause runs only (see
- * {@link leaderPause}); between T − I and T + I either may happen.
+ * {@link leaderPause}); between T − I/2 and T + I either may happen.
  */
 export const pauseTolerance: Property = {
   name: 'pause-tolerance',
-  summary: 'a leader pause shorter than T − I never moves leadership; one of T + I or more always does',
+  summary: 'a leader pause shorter than T − I/2 never moves leadership; one of T + I or more always does',
   check(run) {
     const p = leaderPause(run);
     if (!p) return [];
     const { intervalMs: I, timeoutMs: T } = run.scenario.timing;
     const violations: Violation[] = [];
-    if (p.forMs < T - I && (p.stood.length > 0 || p.otherLeaders.length > 0)) {
+    if (p.forMs < T - I / 2 && (p.stood.length > 0 || p.otherLeaders.length > 0)) {
       const who = p.stood.length > 0 ? `${p.stood.join(', ')} stood` : `${p.otherLeaders.join(', ')} led`;
-      violations.push({ property: 'pause-tolerance', at: p.at, message: `${p.leader} was paused for ${p.forMs} ms (< T − I = ${T - I}) and ${who}` });
+      violations.push({ property: 'pause-tolerance', at: p.at, message: `${p.leader} was paused for ${p.forMs} ms (< T − I/2 = ${T - I / 2}) and ${who}` });
     }
     if (p.forMs >= T + I && run.history.end >= p.at + p.forMs + 3 * T && p.otherLeaders.length === 0) {
       violations.push({ property: 'pause-tolerance', at: p.at, message: `${p.leader} was paused for ${p.forMs} ms (≥ T + I = ${T + I}) and no other node led` });

@@ -15,6 +15,8 @@ export interface Timing {
   readonly intervalMs: number;
   /** The timeout T (> 2I). @defaultValue 5000 */
   readonly timeoutMs: number;
+  /** The candidates' settle time (1 to I); the nodes' default (I/10) when absent. */
+  readonly settleMs?: number;
 }
 
 /** Limits a fault to one node's view of the store; without it the fault hits every node. */

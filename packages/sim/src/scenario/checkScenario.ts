@@ -22,6 +22,9 @@ export function checkScenario(value: unknown): Scenario {
   if (typeof t !== 'object' || t === null || !count(t.intervalMs) || t.intervalMs < 1 || !count(t.timeoutMs) || t.timeoutMs <= 2 * t.intervalMs) {
     throw new ConfigError('timing', t, 'Expected `timing` to be { intervalMs, timeoutMs } with timeoutMs greater than twice intervalMs');
   }
+  if (t.settleMs !== undefined && (!count(t.settleMs) || t.settleMs < 1 || t.settleMs > t.intervalMs)) {
+    throw new ConfigError('timing.settleMs', t.settleMs, 'Expected `timing.settleMs` to be an integer from 1 to intervalMs');
+  }
   if (!Array.isArray(s.steps)) throw new ConfigError('steps', s.steps, 'Expected `steps` to be a list');
   let last = 0;
   s.steps.forEach((step, i) => {
