@@ -193,7 +193,7 @@ export class RosterNode implements RosterNodeApi {
   /** Follower: read the broadcast, follow it, stand when {@link Following.standReason} says so, or join. */
   async #followerStep(): Promise<void> {
     const read = await this.#f.read(undefined, 'poll');
-    if (this.role !== 'follower' && this.role !== 'observer') return;
+    if ((this.role !== 'follower' && this.role !== 'observer') || this.#state === 'stopped') return;
     this.#absorb(read);
     this.#scheduleStaleCheck();
     if (this.role === 'observer') return;
@@ -355,12 +355,14 @@ export class RosterNode implements RosterNodeApi {
     this.#main.poke();
   }
 
+  // A step in flight when `destroy()` came finishes its store operation after it: from then on it
+  // changes nothing (a destroyed candidate that confirmed would lead with nobody to end it).
   #isCandidacy(c: Candidacy): boolean {
-    return this.#phase.role === 'candidate' && this.#phase.candidacy === c;
+    return this.#phase.role === 'candidate' && this.#phase.candidacy === c && this.#state !== 'stopped';
   }
 
   #isLeading(lead: LeaderRole): boolean {
-    return this.#phase.role === 'leader' && this.#phase.lead === lead;
+    return this.#phase.role === 'leader' && this.#phase.lead === lead && this.#state !== 'stopped';
   }
 
   // ─── Following ───────────────────────────────────────────────────────────────────────────────

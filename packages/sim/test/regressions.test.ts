@@ -220,6 +220,28 @@ describe('regressions found by the simulator', () => {
     expect(roles).toContainEqual({ type: 'role', role: 'follower', previous: 'candidate', reason: 'better-leader-seen' });
   });
 
+  it('a node destroyed while its candidacy read was in flight never leads: a restarted node rejoins (destroyed-candidate-leads)', async () => {
+    // Found by a 20,000-scenario run (seed 16023). n1 stood while leader 0 hung; its confirming read
+    // was still waiting on the hung nonce when n1 was restarted (destroyed); the read ended 5 ms
+    // later and the destroyed n1 became leader with nobody to end it: its JOIN poller took the new
+    // run's join requests for ever, and n1#2 was never listed again.
+    const run = await runScenario({
+      seed: 0,
+      timing,
+      steps: [
+        { at: 0, do: 'start', node: 'n2', observer: true },
+        { at: 50, do: 'start', node: 'n3' },
+        { at: 2115, do: 'start', node: 'n1' },
+        { at: 14_295, do: 'keyRollback', keys: 'leader 0', forMs: 8330, hang: true },
+        { at: 16_055, do: 'pause', node: 'n3', forMs: 5565 },
+        { at: 22_620, do: 'restart', node: 'n1' },
+      ],
+    });
+    expect(checkRun(run).violations).toEqual([]);
+    const roles = run.history.updatesOf('n1').flatMap((u) => (u.update.type === 'role' ? [u.update.role] : []));
+    expect(roles).not.toContain('leader');
+  });
+
   it('a LEAVE an earlier run left at nonce 0 does not remove the new run, which PINGs at nonce 1', async () => {
     // Found with the timing I = 1 s, T = 2.5 s: the new PONG worker starts at nonce 0, where the
     // stopped run's LEAVE still is; a LEAVE now counts only when it replaced what the worker read
