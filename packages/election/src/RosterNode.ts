@@ -266,8 +266,16 @@ export class RosterNode implements RosterNodeApi {
   /** Claims `max era seen + 1` at the lowest leader-key nonce it can write. */
   async #claim(c: Candidacy, read: LeaderWindowRead): Promise<void> {
     const { kv, clock, settleMs, operationTimeoutMs, weight, logger } = this.#cfg;
-    this.#f.maxEra = Math.max(this.#f.maxEra, await readEraRecord(kv, this.#keys.era(), clock, operationTimeoutMs, () => this.#stats.count('garbage')));
+    const record = await readEraRecord(kv, this.#keys.era(), clock, operationTimeoutMs, () => this.#stats.count('garbage'));
+    this.#f.maxEra = Math.max(this.#f.maxEra, record.era);
     if (!this.#isCandidacy(c)) return;
+    // A node that knows no era at all (it just started, and read none) cannot tell a new store from
+    // one whose era is hidden: while a leader nonce and an era nonce are both unreadable, claiming
+    // era 1 could rank below a leadership held there. It waits for one of them to answer.
+    if (this.#f.maxEra === 0 && !record.complete && read.slots.some((s) => s.state === 'unavailable')) {
+      this.#stats.count('claim.deferred');
+      return;
+    }
     const era = this.#f.maxEra + 1;
     const claim = { era, version: 0, id: this.id, members: [{ id: this.id, weight }] };
     const current = (): boolean => this.#isCandidacy(c);

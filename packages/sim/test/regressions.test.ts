@@ -242,6 +242,22 @@ describe('regressions found by the simulator', () => {
     expect(roles).not.toContain('leader');
   });
 
+  it('a restarted node that knows no era does not claim while a leader nonce and an era nonce are both unreadable (era-hidden-by-two-keys)', async () => {
+    // With 'leader 0' and every era nonce unavailable, the restarted n1 claimed era 1 at nonce 1
+    // and led with token 2046 after its previous run's 2047 (era 1, nonce 0).
+    const run = await runScenario({
+      seed: 0,
+      timing,
+      steps: [
+        { at: 0, do: 'start', node: 'n1' },
+        { at: 10_000, do: 'keyUnavailable', keys: 'leader 0', forMs: 20_000 },
+        { at: 10_000, do: 'keyUnavailable', keys: 'era *', forMs: 20_000 },
+        { at: 10_000, do: 'restart', node: 'n1' },
+      ],
+    });
+    expect(checkRun(run).violations).toEqual([]);
+  });
+
   it('a LEAVE an earlier run left at nonce 0 does not remove the new run, which PINGs at nonce 1', async () => {
     // Found with the timing I = 1 s, T = 2.5 s: the new PONG worker starts at nonce 0, where the
     // stopped run's LEAVE still is; a LEAVE now counts only when it replaced what the worker read

@@ -19,23 +19,5 @@ export interface KnownIssue {
   covers(scenario: Scenario): boolean;
 }
 
-/** The known issues, open today. */
-export const KNOWN_ISSUES: readonly KnownIssue[] = [
-  {
-    id: 'era-hidden-by-two-keys',
-    title:
-      'with the leader key\'s nonce and every nonce of the era key unavailable, a restarted node that remembers no era claims the era already held, at the next nonce, and leads with a lower fencing token',
-    property: 'monotonic',
-    counterexample: {
-      seed: 0,
-      timing: { intervalMs: 1000, timeoutMs: 5000 },
-      steps: [
-        { at: 0, do: 'start', node: 'n1' },
-        { at: 10_000, do: 'keyUnavailable', keys: 'leader 0', forMs: 20_000 },
-        { at: 10_000, do: 'keyUnavailable', keys: 'era *', forMs: 20_000 },
-        { at: 10_000, do: 'restart', node: 'n1' },
-      ],
-    },
-    covers: (scenario) => scenario.steps.some((s) => (s.do === 'keyUnavailable' || s.do === 'keyRollback') && s.keys === 'era *'),
-  },
-];
+/** The known issues, open today: none (the last ones are regression tests now). */
+export const KNOWN_ISSUES: readonly KnownIssue[] = [];
