@@ -68,13 +68,44 @@ describe('RedisKV remembers which cluster masters are down', () => {
       for (let i = 0; i < 2; i++) expect(KeyUnavailableError.is((await settle(kv.get(key))).error)).toBe(true);
       const later = await Promise.all(Array.from({ length: 10 }, () => settle(kv!.get(key))));
       for (const r of later) expect(KeyUnavailableError.is(r.error)).toBe(true);
-      // Refused locally (one of them may be the probe, which waits for its timeout).
+      // Refused locally (probes run in the background).
       expect(Math.min(...later.map((r) => r.ms))).toBeLessThan(20);
       await kv.set(other, 'ok');
       expect(await kv.get(other)).toBe('ok');
     } finally {
       master.resume();
     }
+  });
+
+  it('a frozen master marked down: no operation on its keys waits for the probe (probes run in the background); a resumed master is served again', async () => {
+    cluster = await startRedisCluster(3);
+    const log = warnings();
+    kv = await RedisKV.connect({ url: cluster.url, commandTimeoutMs: 400, logger: log.logger });
+    const key = 'health 0';
+    const master = await cluster.nodeFor(key);
+    master.pause();
+    try {
+      for (let i = 0; i < 2; i++) await settle(kv.get(key));
+      // 2 s spans several probe back-offs (100 ms doubling to 1 s): a probe that rode on an
+      // operation would hold that operation for the whole 400 ms command timeout.
+      const results: { ms: number; error: unknown }[] = [];
+      const started = performance.now();
+      while (performance.now() - started < 2000) {
+        results.push(await settle(kv.get(key)));
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      for (const r of results) expect(KeyUnavailableError.is(r.error)).toBe(true);
+      expect(Math.max(...results.map((r) => r.ms))).toBeLessThan(200);
+    } finally {
+      master.resume();
+    }
+    let served = false;
+    for (let i = 0; i < 60 && !served; i++) {
+      served = (await settle(kv.set(key, 'back'))).error === undefined;
+      if (!served) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(served).toBe(true);
+    expect(log.lines).toEqual(['redis: cluster node is down; failing its keys fast', 'redis: cluster node is back']);
   });
 
   it('every master down is the store’s failure: StoreUnavailableError', async () => {

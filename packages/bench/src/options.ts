@@ -6,6 +6,10 @@ import type { ScaleCase } from './scale/runScale.js';
 export const SECTIONS = ['failover', 'stall', 'resign', 'membership', 'scale'] as const;
 /** One section. */
 export type Section = (typeof SECTIONS)[number];
+/** The stores of the scale section. */
+export const SCALE_STORES = ['redis', 'cluster'] as const;
+/** One store of the scale section. */
+export type ScaleStore = (typeof SCALE_STORES)[number];
 /** The systems compared. */
 export const SYSTEMS = ['roster', 'redis-leader', 'etcd'] as const;
 /** One system family. */
@@ -35,7 +39,7 @@ export interface BenchOptions {
 
 /** The usage text. */
 export const USAGE = `pnpm bench [--quick] [--only roster,redis-leader,etcd] [--section ${SECTIONS.join(',')}]
-           [--scale-n 10,100,1000] [--docs | --no-docs]
+           [--scale-n 10,100,1000] [--scale-store redis,cluster] [--docs | --no-docs]
 pnpm bench --report packages/bench/results/latest.json
 
   --quick      a few minutes: fewer kills and tries, a coarser grid for etcd, N up to 1,000
@@ -43,6 +47,8 @@ pnpm bench --report packages/bench/results/latest.json
   --only       the systems to compare (default: all)
   --section    the sections to run (default: all)
   --scale-n    the member counts of the scale section
+  --scale-store the stores of the scale section: redis (one redis-server, I=100/T=500) and
+               cluster (a 3-master Redis Cluster, I=1000/T=5000) (default: both)
   --docs       write docs/benchmarks.md and its plots (default: only for a run of everything)
   --report F   run nothing; write docs/benchmarks.md and its plots from the result file F
 `;
@@ -70,6 +76,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         only: { type: 'string', multiple: true },
         section: { type: 'string', multiple: true },
         'scale-n': { type: 'string' },
+        'scale-store': { type: 'string' },
         docs: { type: 'boolean' },
         report: { type: 'string' },
         'no-docs': { type: 'boolean' },
@@ -87,8 +94,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   const sections = list(v.section?.join(','), SECTIONS, 'section') ?? [...SECTIONS];
   const ns = v['scale-n'] === undefined ? undefined : v['scale-n'].split(',').map(Number);
   if (ns?.some((n) => !Number.isInteger(n) || n < 2)) throw new UsageError(`bench: --scale-n takes member counts of at least 2, got ${v['scale-n']}`);
-  const fullRun = v.only === undefined && v.section === undefined && ns === undefined;
-  const scaleNs = (store: 'redis' | 'cluster'): number[] => ns ?? (store === 'cluster' && !quick ? [10, 100, 1000, 10_000] : [10, 100, 1000]);
+  const stores = list(v['scale-store'], SCALE_STORES, 'scale store') ?? [...SCALE_STORES];
+  const fullRun = v.only === undefined && v.section === undefined && ns === undefined && v['scale-store'] === undefined;
+  const scaleNs = (store: ScaleStore): number[] => (stores.includes(store) ? (ns ?? (store === 'cluster' && !quick ? [10, 100, 1000, 10_000] : [10, 100, 1000])) : []);
   return {
     mode: quick ? 'quick' : 'full',
     systems,

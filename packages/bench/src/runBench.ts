@@ -23,7 +23,7 @@ const NOTES = [
   'stall: SIGSTOP of the leader for D ms then SIGCONT; a try moved leadership when another node reported leading within the settle time after SIGCONT; tolerance = the longest D that, with every shorter D on the grid, never moved it',
   'resign: SIGTERM of the leader until another node reports leading',
   'join: from the new node\'s first line (store reached) until every other node lists it; leave: from SIGTERM of a follower until every other node drops it',
-  'scale: commands and bytes from Redis INFO commandstats / INFO stats deltas over a steady window, summed over the servers; leader CPU from process.cpuUsage() of the leader process',
+  'scale: commands sent = every process counts its store operations (each one command or one script call) over a steady window; Redis calls from INFO commandstats (which also counts the commands a script runs inside) and bytes from INFO stats deltas over that window, summed over the servers, read over one lasting connection per server with the replies of the readings taken out; leader CPU from process.cpuUsage() of the leader process',
 ];
 
 /** The etcd lease TTL the server grants for a request of `askS` seconds. */

@@ -46,6 +46,13 @@ describe('the command line', () => {
     expect(some.scale.every((c) => c.members <= 1000)).toBe(true);
   });
 
+  it('runs the scale section on the stores asked for, with the member counts asked for', () => {
+    const redisOnly = parseBenchArgs(['--only', 'roster', '--section', 'scale', '--scale-store', 'redis', '--scale-n', '300,1000']);
+    expect(redisOnly.scale.map((c) => [c.store, c.members])).toEqual([['redis', 300], ['redis', 1000]]);
+    expect(redisOnly.writeDocs).toBe(false);
+    expect(() => parseBenchArgs(['--scale-store', 'etcd'])).toThrow(/"etcd"/);
+  });
+
   it('rejects an unknown system with a usage error naming it', () => {
     expect(() => parseBenchArgs(['--only', 'zookeeper'])).toThrow(UsageError);
     expect(() => parseBenchArgs(['--only', 'zookeeper'])).toThrow(/"zookeeper"/);
@@ -72,7 +79,7 @@ describe('the report', () => {
       },
     ],
     scale: [
-      { store: 'redis', members: 100, intervalMs: 100, timeoutMs: 500, workers: 1, convergeMs: 900, convergeLimitMs: 30_000, windowMs: 5000, commandsPerMemberInterval: 2, commandsByName: { set: 1, getrange: 1 }, bytesOutPerMemberInterval: 60, bytesInPerMemberInterval: 80, bytesOutPerSecond: 60_000, leaderCpuPercent: 3, leaderCpuUsPerMemberInterval: 3, failoverMs: 550, allFollowMs: 700, unforcedElections: 0 },
+      { store: 'redis', members: 100, intervalMs: 100, timeoutMs: 500, workers: 1, convergeMs: 900, convergeLimitMs: 30_000, windowMs: 5000, commandsPerMemberInterval: 2, sentByOperation: { exchange: 1, getRange: 1 }, redisCallsPerMemberInterval: 2, lagP99Ms: 12, commandsByName: { set: 1, getrange: 1 }, bytesOutPerMemberInterval: 60, bytesInPerMemberInterval: 80, bytesOutPerSecond: 60_000, leaderCpuPercent: 3, leaderCpuUsPerMemberInterval: 3, failoverMs: 550, allFollowMs: 700, unforcedElections: 0 },
     ],
     notes: ['a note'],
   };
@@ -81,7 +88,7 @@ describe('the report', () => {
     const md = renderMarkdown(result);
     expect(md).toContain('| CPU | Test CPU, 2 cores |');
     expect(md).toContain('| Roster I=100/T=500 | I 100 ms, T 500 ms | 575 / 595 (n=2) | 400 ms | 1.43 |');
-    expect(md).toContain('| redis-server | 100 | 100 ms / 500 ms | 1 + 1 | 900 ms | 2.00 | 60 |');
+    expect(md).toContain('| redis-server | 100 | 100 ms / 500 ms | 1 + 1 | 900 ms | 2.00 (2.00) | 60 |');
     expect(md).toContain('benchmarks-failover-vs-stall.svg');
   });
 

@@ -70,6 +70,18 @@ describe('the demo’s failover measurement', () => {
     expect(view.alive.map((n) => n.id)).toEqual(['n1', 'n3']);
   });
 
+  it('keeps the broadcast nonce each node last reported, through ticks without one', () => {
+    const view = settledCluster();
+    view.tick('n1', 'leader', 2, undefined, 0);
+    view.tick('n2', 'follower', 2, 1.5, 0);
+    expect(view.leaderNode?.nonce).toBe(0);
+    view.tick('n1', 'leader', 3, undefined, 1);
+    view.tick('n2', 'follower', 3, 1.5);
+    expect(view.node('n1')?.nonce).toBe(1);
+    expect(view.node('n2')?.nonce).toBe(0);
+    expect(view.node('n3')?.nonce).toBeUndefined();
+  });
+
   it('median', () => {
     expect(median([])).toBeUndefined();
     expect(median([3, 1, 2])).toBe(2);

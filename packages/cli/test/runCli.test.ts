@@ -22,7 +22,8 @@ describe('runCli', () => {
     [['node', 'extra'], 'roster node: unexpected argument "extra" (see `roster node --help`)'],
     [['node', '--store', 'redis://h', '--key', 'k', '--env', 'e', '--timeout', '0'], 'roster node: --timeout must be an integer ≥ 1 (milliseconds), got "0"'],
     [['node', '--store', 'redis://h', '--key', 'k', '--env', 'e', '--interval', '100', '--timeout', '150'], 'roster node: invalid --timeout: Expected `timeoutMs` to be greater than twice `intervalMs` (100), got 150'],
-    [['demo', '--store', 'etcd'], 'roster demo: --store must be auto, redis or memory, got "etcd"'],
+    [['demo', '--store', 'etcd'], 'roster demo: --store must be auto, redis, cluster or memory, got "etcd"'],
+    [['demo', '--cluster', '--store', 'memory'], 'roster demo: --cluster runs on a Redis Cluster; it cannot be combined with --store memory'],
     [['demo', '--interval', '500', '--timeout', '1000'], 'roster demo: --timeout (1000) must be more than twice --interval (500)'],
     [['--verbose'], 'roster: expected a command before --verbose (see `roster --help`)'],
   ])('%j exits 2 with one line', async (args, line) => {

@@ -115,7 +115,8 @@ export type ClaimOutcome =
  */
 export async function writeClaim(o: ClaimOptions): Promise<ClaimOutcome> {
   for (const slot of o.read.slots) {
-    if (slot.state === 'unavailable') continue;
+    // A candidate reads whole values (`LeaderWindow.read`): no slot is known by its header only.
+    if (slot.state === 'unavailable' || slot.state === 'behind') continue;
     const claim: Broadcast = { ...o.claim, nonce: slot.nonce };
     const raw = formatBroadcast(claim);
     const expected = slot.state === 'empty' ? null : slot.raw;

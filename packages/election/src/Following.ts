@@ -1,4 +1,4 @@
-import { Staleness, isGoodbye, sameLeadership, supersedes, type Broadcast, type LeaderWindow, type LeaderWindowRead } from '@roster/follower';
+import { Staleness, isGoodbye, sameLeadership, supersedes, type Broadcast, type LeaderWindow, type LeaderWindowRead, type OwnPublication } from '@roster/follower';
 import type { Clock } from '@roster/kv-adapter';
 import type { LeaderInfo, Role } from './events.js';
 import type { NodeStats } from './NodeStats.js';
@@ -34,16 +34,24 @@ export class Following {
   /**
    * Reads the leader window; `others` (a candidate's) also learns whether the reader was looking.
    * A follower `poll`s instead: one header at the nonce where the leader was last found, the whole
-   * window only when needed (see `LeaderWindow.poll`).
+   * window only when needed (see `LeaderWindow.poll`). A leader passes its `own` last publication:
+   * it reads every nonce's header and the whole value only where it needs it (`LeaderWindow.check`).
    */
-  async read(others?: Staleness, mode: 'read' | 'poll' = 'read'): Promise<LeaderWindowRead> {
+  async read(others?: Staleness, mode: 'read' | 'poll' = 'read', own?: OwnPublication): Promise<LeaderWindowRead> {
     this.#stats.count('leader.read');
-    const read = mode === 'poll' ? await this.#window.poll() : await this.#window.read();
+    const read = mode === 'poll' ? await this.#window.poll() : own !== undefined ? await this.#window.check(own) : await this.#window.read();
     this.readEwma = ewma(this.readEwma, read.at - read.startedAt);
     // Reads come every interval; a longer gap means we were not looking (see Staleness.sawRead).
     const maxGap = 2 * this.#intervalMs;
     this.staleness.sawRead(read.startedAt, read.at, maxGap);
     others?.sawRead(read.startedAt, read.at, maxGap);
+    // The leader followed published a new list that could not be read whole: its Version moved,
+    // which is what staleness watches (the list itself is read at the next poll).
+    const moving = read.moving;
+    const tracked = this.staleness.tracked;
+    if (moving && sameLeadership(tracked, { ...moving, members: [] }) && moving.version > tracked!.version) {
+      this.staleness.observe({ ...tracked!, version: moving.version }, read.startedAt);
+    }
     return read;
   }
 

@@ -1,4 +1,4 @@
-import { RosterKeys, formatBroadcast, formatMember, isGoodbye, nextVersion, parseBroadcast, sameLeadership, sameMembers, type Broadcast, type LeaderWindowRead, type Member } from '@roster/follower';
+import { RosterKeys, formatBroadcast, formatMember, isGoodbye, nextVersion, parseBroadcast, sameLeadership, sameMembers, type Broadcast, type LeaderWindowRead, type Member, type OwnPublication } from '@roster/follower';
 import { LocalDeadline, isKeyFailure, withDeadline, type CompoundKey } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import { LeadershipLostError } from './errors.js';
@@ -81,6 +81,8 @@ export class LeaderRole {
   /** Cycle start of the last publication that landed. */
   #publishedCycle = -Infinity;
   #lapsed = false;
+  /** False after a compare-and-set found something else than our last publication: read the window whole. */
+  #trustOwn = true;
   /** True while the last publication attempt failed: a lease that runs out then is the store's doing. */
   #failing = false;
   #ending: Promise<void> | undefined;
@@ -117,6 +119,15 @@ export class LeaderRole {
   /** Every member, the leader first. */
   get members(): Member[] {
     return this.#membership.list();
+  }
+
+  /**
+   * The last publication, at the nonce it was written, for the next read of the window to be
+   * compared with (`LeaderWindow.check`: headers only where nothing changed); `undefined` after a
+   * compare-and-set failed, so that the next read is of whole values.
+   */
+  get own(): OwnPublication | undefined {
+    return this.#trustOwn ? { nonce: this.#o.leaderKey.nonce, broadcast: this.#me, raw: this.#raw } : undefined;
   }
 
   /** Aborts (with a {@link LeadershipLostError}) when leadership ends. */
@@ -191,14 +202,21 @@ export class LeaderRole {
         key.advance();
         continue;
       }
+      if (slot.state === 'behind') {
+        // Moved to a nonce whose value was read by its header only: read it whole, then publish.
+        this.#trustOwn = false;
+        return { outcome: 'conflict' };
+      }
       const expected = slot.state === 'empty' ? null : slot.raw;
       try {
         const { swapped } = await withDeadline(clock, operationTimeoutMs, 'publish', kv.compareAndSet(key.current, expected, raw));
         if (this.#ending) return { outcome: 'ended' };
         if (!swapped) {
           this.#o.stats.count('publish.conflict');
+          this.#trustOwn = false;
           return { outcome: 'conflict' };
         }
+        this.#trustOwn = true;
         this.#o.stats.count('publish');
         this.#me = next;
         this.#raw = raw;

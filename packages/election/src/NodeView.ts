@@ -27,8 +27,34 @@ export class NodeView {
 
   /** True when `id` is in the member list. */
   lists(id: string): boolean {
-    return this.#members.list.some((m) => m.id === id);
+    // Asked at every step of a follower: answered from the list it last checked while that stands.
+    const list = this.#members.list;
+    if (this.#listed?.list !== list || this.#listed.id !== id) this.#listed = { list, id, listed: list.some((m) => m.id === id) };
+    return this.#listed.listed;
   }
+  #listed: { list: readonly Member[]; id: string; listed: boolean } | undefined;
+
+  /**
+   * The place of `id` among the members other than `leaderId`, in the list's order (by id, the
+   * same on every node that holds the same list); `undefined` when it is not listed.
+   */
+  rankOf(id: string, leaderId: string | undefined): number | undefined {
+    const list = this.#members.list;
+    const cached = this.#rank;
+    if (cached?.list === list && cached.id === id && cached.leaderId === leaderId) return cached.rank;
+    let rank: number | undefined;
+    let before = 0;
+    for (const m of list) {
+      if (m.id === id) {
+        rank = before;
+        break;
+      }
+      if (m.id !== leaderId) before++;
+    }
+    this.#rank = { list, id, leaderId, rank };
+    return rank;
+  }
+  #rank: { list: readonly Member[]; id: string; leaderId: string | undefined; rank: number | undefined } | undefined;
 
   watch(fn: WatchFunction): () => void {
     return this.#updates.watch(fn);

@@ -2,6 +2,12 @@ import { Ticker, parseIdKeyValue } from '@roster/follower';
 import { withDeadline, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
 import type { PongRound } from './PongRound.js';
 
+/**
+ * Bytes of an id key read by a PONG worker looking for a follower that moved: more than the longest
+ * valid value (`PING <seq> <rttMs>`, at most 38 bytes).
+ */
+const ID_VALUE_READ_BYTES = 64;
+
 /** Options of {@link PongWorker}. */
 export interface PongWorkerOptions {
   readonly kv: KV;
@@ -31,8 +37,8 @@ export interface PongWorkerOptions {
  * Each follower has its own worker, so one slow follower never delays the others or the broadcast.
  *
  * The follower moves its id key to the next nonce when the key is unavailable. When the worker
- * has had no news for more than 1.5 intervals (or before its first), it also reads the other
- * nonces of the window, and follows the follower to one whose PING changed since its previous
+ * has had no news for more than 1.5 intervals (or before its first) and its PONG found no fresh
+ * PING either, it then reads the other nonces of the window, and follows the follower to one whose PING changed since its previous
  * read there. News needs a value this worker saw before at the same nonce, so what a dead
  * follower, or an earlier run of the same id, left behind (old PINGs, a LEAVE) never counts.
  */
@@ -66,21 +72,22 @@ export class PongWorker {
     return this.#o.round ? this.#o.round.remove(this) : this.#ticker!.stop();
   }
 
-  /** One round: PONG where the follower was last found (and look elsewhere when it went quiet). */
+  /** One round: PONG where the follower was last found (and, when it went quiet, look elsewhere). */
   async step(): Promise<void> {
     const { clock, intervalMs } = this.#o;
     const window = this.#key.window;
     const here = this.#key.nonce;
     const quiet = this.#failed || this.#lastNewsAt === undefined || clock.now() - this.#lastNewsAt > 1.5 * intervalMs;
-    const others = quiet ? Array.from({ length: window }, (_, n) => n).filter((n) => n !== here) : [];
-    const [answered, ...reads] = await Promise.all([this.#pong(here), ...others.map((n) => this.#read(n))]);
+    const answered = await this.#pong(here);
     this.#failed = answered === undefined;
     if (answered === 'leave') {
       this.#o.onLeave();
       return;
     }
-    if (answered === 'ping') return;
-    // No PING where we PONG: a fresh PING at another nonce means the follower moved there.
+    if (answered === 'ping' || !quiet || window === 1) return;
+    // No PING where we PONG, for a while: a fresh PING at another nonce means the follower moved there.
+    const others = Array.from({ length: window }, (_, n) => n).filter((n) => n !== here);
+    const reads = await Promise.all(others.map((n) => this.#read(n)));
     const moved = reads.find((r) => r !== undefined);
     if (moved === undefined) return;
     this.#news(moved.seq, moved.rttMs);
@@ -111,12 +118,16 @@ export class PongWorker {
     return 'ping';
   }
 
-  /** A plain read of another nonce: the fresh PING it holds, if any. */
+  /**
+   * A read of another nonce: the fresh PING it holds, if any. One `getRange` of the first
+   * {@link ID_VALUE_READ_BYTES} bytes, a plain command: every valid id-key value is shorter, so a
+   * value that fills the range is not one.
+   */
   async #read(nonce: number): Promise<{ nonce: number; seq: number; rttMs: number | undefined } | undefined> {
     const { kv, clock, opTimeoutMs } = this.#o;
     let value: string | null;
     try {
-      value = await withDeadline(clock, opTimeoutMs, 'id key read', kv.get(this.#key.at(nonce)));
+      value = (await withDeadline(clock, opTimeoutMs, 'id key read', kv.getRange(this.#key.at(nonce), 0, ID_VALUE_READ_BYTES - 1))) || null;
     } catch {
       return undefined;
     }

@@ -12,6 +12,9 @@ import { NodeStats } from './NodeStats.js';
 import { NodeView } from './NodeView.js';
 import { Following } from './Following.js';
 
+/** How many members after the leader stand as soon as its broadcast has been still for T. */
+const EARLY_CANDIDATES = 3;
+
 /** The role with what the node holds in it. */
 type Phase =
   | { readonly role: 'follower' | 'observer' }
@@ -63,6 +66,8 @@ export class RosterNode implements RosterNodeApi {
   #pingFailing = false;
 
   readonly #f: Following;
+  /** Where the best broadcast was last found (or, leading, written): see `broadcastNonce`. */
+  #broadcastNonce: number | undefined;
   #staleTimer: Timer | undefined;
 
   /** @internal Use `createNode()`. */
@@ -122,6 +127,9 @@ export class RosterNode implements RosterNodeApi {
 
   get latency(): { readonly windowReadMs: number | undefined; readonly pongRoundTripMs: number | undefined } {
     return { windowReadMs: this.#f.readEwma, pongRoundTripMs: this.#f.rttEwma };
+  }
+  get broadcastNonce(): number | undefined {
+    return this.#broadcastNonce;
   }
   get stats(): Readonly<Record<string, number>> {
     return this.#stats.snapshot();
@@ -206,7 +214,7 @@ export class RosterNode implements RosterNodeApi {
     }
     const leader = this.#view.leader;
     const listed = leader !== undefined && this.#view.lists(this.id);
-    const stand = this.#f.standReason(clock.now(), timeoutMs, leader, listed);
+    const stand = this.#f.standReason(clock.now(), timeoutMs + this.#standDelay(), leader, listed);
     if (stand) return this.#becomeCandidate(stand);
     if (leader !== undefined && !listed && this.#joiner.due(Math.max(timeoutMs, 3 * intervalMs))) {
       await this.#joiner.append().then(
@@ -333,7 +341,7 @@ export class RosterNode implements RosterNodeApi {
   async #leaderStep(lead: LeaderRole): Promise<void> {
     const cycleStart = this.#cfg.clock.now();
     if (!lead.holdsLease(cycleStart)) lead.lapse();
-    const read = await this.#f.read();
+    const read = await this.#f.read(undefined, 'read', lead.own);
     if (!this.#isLeading(lead)) return;
     this.#absorb(read);
     if (bestBroadcast(read.broadcasts.filter((b) => compareLeadership(b, lead.broadcast) < 0))) return this.#stepDown(lead, 'dethroned');
@@ -342,6 +350,7 @@ export class RosterNode implements RosterNodeApi {
     if (published.outcome === 'conflict') return this.#main.poke();
     if (published.outcome !== 'published') return;
     this.#f.sawOwn(published.broadcast, this.#cfg.clock.now());
+    this.#broadcastNonce = this.#leaderKey.nonce;
     this.#view.setMembers(published.broadcast);
     // Re-validating: the next cycle, at once, renews the lease.
     if (published.again) this.#main.poke();
@@ -378,6 +387,10 @@ export class RosterNode implements RosterNodeApi {
   /** Takes in a read; a follower follows the new best leadership (not a claim, not itself). */
   #absorb(read: LeaderWindowRead): void {
     const best = this.#f.absorb(read, this.role, this.#cfg.timeoutMs);
+    if (this.role !== 'leader' && read.best !== undefined && sameLeadership(read.best, this.#f.bestSeen)) {
+      const at = read.slots.find((slot) => slot.state === 'broadcast' && slot.broadcast === read.best);
+      if (at) this.#broadcastNonce = at.nonce;
+    }
     if (best === undefined || this.role === 'leader') return;
     if (isGoodbye(best)) {
       const leader = this.#view.leader;
@@ -389,13 +402,30 @@ export class RosterNode implements RosterNodeApi {
     this.#view.setMembers(best);
   }
 
+  /**
+   * How much longer than T this follower waits before it stands: nothing for the first
+   * {@link EARLY_CANDIDATES} members after the leader (by id, the same order on every node), and
+   * one interval for the others, by which time the early candidates' claims are in the window and
+   * their polls (which scan every nonce once the Version is still) follow a claim instead of
+   * standing. So a crash of the leader of N members starts a few candidacies, not N. Standing
+   * later is always safe; a node not listed stands at T.
+   */
+  #standDelay(): number {
+    const rank = this.#view.rankOf(this.id, this.#view.leader?.id);
+    return rank === undefined || rank < EARLY_CANDIDATES ? 0 : this.#cfg.intervalMs;
+  }
+
   #scheduleStaleCheck(): void {
-    const { clock, timeoutMs } = this.#cfg;
+    const { clock, timeoutMs, intervalMs } = this.#cfg;
     this.#staleTimer?.cancel();
+    this.#staleTimer = undefined;
     if (this.role !== 'follower' || this.#state !== 'running') return;
-    const at = this.#f.standAt(timeoutMs);
-    // Only for precision: the regular step every interval checks as well.
-    if (at > clock.now() && at !== Infinity) this.#staleTimer = clock.setTimer(() => this.#main.poke(), at - clock.now());
+    const at = this.#f.standAt(timeoutMs + this.#standDelay());
+    // Only for precision: the regular step every interval checks as well. A stand due more than
+    // 3I from now is left to a later step (which arms the timer then): in steady state the
+    // Version moves every interval, and a timer re-armed at every step would be work for nothing.
+    const wait = at - clock.now();
+    if (wait > 0 && wait <= 3 * intervalMs) this.#staleTimer = clock.setTimer(() => this.#main.poke(), wait);
   }
 
   // ─── Events ──────────────────────────────────────────────────────────────────────────────────

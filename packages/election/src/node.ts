@@ -38,6 +38,13 @@ export interface RosterNode extends AsyncDisposable {
    * whole); an empty map on any other node. Members that never reported one are absent.
    */
   latencies(): ReadonlyMap<string, number>;
+  /**
+   * The leader-key nonce holding the best broadcast this node knows now: where the leader last
+   * published (as this node last read it, or, at the leader, wrote it). It moves to the next nonce
+   * when the key at the current one becomes unavailable (a dead Redis Cluster shard), while the
+   * leadership stays the same; `undefined` before any broadcast was seen.
+   */
+  readonly broadcastNonce: number | undefined;
   /** Counters of what the node did: KV reads and writes by purpose, garbage seen, elections. */
   readonly stats: Readonly<Record<string, number>>;
   /**

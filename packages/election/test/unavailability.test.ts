@@ -4,12 +4,13 @@ import { Cluster, I, T } from './support/harness.js';
 const ns = 'roster/test/spec/';
 
 describe('compound keys move when a key is unavailable, and readers find them', () => {
-  it('leader key: when nonce 0 dies, the leader moves to nonce 1 and every follower keeps following it', async () => {
+  it('leader key: when nonce 0 dies, the leader moves to nonce 1 and every follower keeps following it (broadcastNonce shows the move)', async () => {
     const c = new Cluster();
     await c.start('a', 'b', 'c');
     await c.until(() => c.converged(), 20 * T);
     const leader = c.leaders()[0]!;
     const era = leader.leader!.era;
+    for (const n of c.live()) expect(n.broadcastNonce).toBe(0);
     c.store.dead.add(`${ns}leader 0`);
     await c.clock.advance(3 * T);
     expect(c.leaders()).toEqual([leader]);
@@ -17,6 +18,9 @@ describe('compound keys move when a key is unavailable, and readers find them', 
     const moved = await c.store.inner.get(`${ns}leader 1`);
     expect(moved).toMatch(new RegExp(`^${era} 0 \\d+ ${leader.id} `));
     for (const n of c.live()) expect(n.leader?.id).toBe(leader.id);
+    // The leadership still says nonce 0 (where it was claimed); the broadcast is at nonce 1.
+    expect(leader.leader!.nonce).toBe(0);
+    for (const n of c.live()) expect(n.broadcastNonce).toBe(1);
     expect(c.converged()).toBe(true);
     await c.stopAll();
   });

@@ -18,6 +18,11 @@ export type LeaderSlot =
   | { readonly nonce: number; readonly state: 'empty' }
   | { readonly nonce: number; readonly state: 'broadcast'; readonly raw: string; readonly broadcast: Broadcast }
   | { readonly nonce: number; readonly state: 'garbage'; readonly raw: string; readonly reason: string }
+  /**
+   * Read by its header only ({@link LeaderWindow.check}): a leadership no better than the reader's
+   * own, or an older version of it, whose members the reader does not need.
+   */
+  | { readonly nonce: number; readonly state: 'behind'; readonly header: BroadcastHeader }
   | { readonly nonce: number; readonly state: 'unavailable'; readonly error: unknown };
 
 /** The `error` of the nonces a {@link LeaderWindow.poll} did not read (they are `'unavailable'` to it). */
@@ -39,6 +44,12 @@ export interface LeaderWindowRead {
   readonly at: number;
   /** True when every nonce of the window was looked at (a poll may read only their headers); false for a poll of one nonce. */
   readonly scanned: boolean;
+  /**
+   * A poll only: the header of a later Version of the leadership it follows, whose whole value
+   * (a new member list) could not be read. The leader is publishing; the list is read again at the
+   * next poll.
+   */
+  readonly moving?: BroadcastHeader;
 }
 
 /**
@@ -105,12 +116,23 @@ function headerBytesOf(slot: Extract<LeaderSlot, { state: 'broadcast' }>): numbe
   return Buffer.byteLength(`${b.era} ${b.nonce} ${b.version} ${b.id} `);
 }
 
+/** A leader's own last publication, as {@link LeaderWindow.check} compares the window with it. */
+export interface OwnPublication {
+  /** The nonce it was written at. */
+  readonly nonce: number;
+  readonly broadcast: Broadcast;
+  /** Its exact text. */
+  readonly raw: string;
+}
+
 /**
- * Reads the leader key (seed 003 §1–2), in two ways:
+ * Reads the leader key (seed 003 §1–2), in three ways:
  *
  * - {@link read} reads every nonce of the window in parallel: a writer that moved to another nonce
  *   is found there, unavailable nonces are skipped, and values that do not parse are reported and
- *   ignored, never adopted. Candidates and leaders use it.
+ *   ignored, never adopted. Candidates use it.
+ * - {@link check} is a leader's read of every nonce: the headers only, and the whole value only
+ *   where the header is not the leader's own last publication or a leadership behind it.
  * - {@link poll} is a follower's cheap read: the first bytes of the one nonce where the best
  *   broadcast was last found (`getRange`, the header `Era Nonce Version Id` and a few bytes), and
  *   the whole value only when the leadership or the list epoch of its Version changed (see
@@ -153,6 +175,48 @@ export class LeaderWindow {
   }
 
   /**
+   * A leader's read of every nonce of the window, in parallel, at the cost of headers: one
+   * `getRange` each of the header and a few bytes. A nonce whose header is `own` publication (same
+   * leadership and Version, at the nonce it was written) is that publication, known without its
+   * members being sent again; a nonce holding a worse leadership, or an older Version of `own`'s,
+   * is {@link LeaderSlot | `behind`}. Every other value (a better or equal leadership, a later
+   * Version of `own`'s, anything at `own`'s nonce that is not `own`) is read whole and parsed, as
+   * {@link read} does. Never rejects.
+   */
+  async check(own: OwnPublication, signal?: AbortSignal): Promise<LeaderWindowRead> {
+    const { kv, key, clock, timeoutMs } = this.#o;
+    const startedAt = clock.now();
+    const mine = own.broadcast;
+    const ownHeaderBytes = Buffer.byteLength(`${mine.era} ${mine.nonce} ${mine.version} ${mine.id} `);
+    const look = async (nonce: number, bytes: number): Promise<LeaderSlot> => {
+      let head: string;
+      try {
+        head = await withDeadline(clock, timeoutMs, 'leader header read', kv.getRange(key.at(nonce), 0, bytes - 1, { signal }));
+      } catch (error) {
+        return { nonce, state: 'unavailable', error };
+      }
+      if (head === '') return { nonce, state: 'empty' };
+      if (Buffer.byteLength(head) < bytes) return this.#parse(nonce, head);
+      const parsed = parseHeader(head);
+      if (parsed === undefined) return bytes < MAX_HEADER_BYTES ? look(nonce, MAX_HEADER_BYTES) : this.#garbage(nonce, head, 'no broadcast header');
+      const h = parsed.header;
+      const order = compareLeadership({ ...h, members: [] }, mine);
+      if (nonce === own.nonce && order === 0 && h.version === mine.version) return { nonce, state: 'broadcast', raw: own.raw, broadcast: mine };
+      if (nonce !== own.nonce && (order > 0 || (order === 0 && h.version <= mine.version))) return { nonce, state: 'behind', header: h };
+      try {
+        const value = await withDeadline(clock, timeoutMs, 'leader key read', kv.get(key.at(nonce), { signal }));
+        return value === null ? { nonce, state: 'empty' } : this.#parse(nonce, value);
+      } catch (error) {
+        return { nonce, state: 'unavailable', error };
+      }
+    };
+    const slots = await Promise.all(key.keys().map((_, nonce) => look(nonce, ownHeaderBytes + HEADER_SLACK)));
+    const broadcasts = broadcastsOf(slots);
+    const best = bestBroadcast(broadcasts);
+    return { slots, broadcasts, best, reachable: slots.some((s) => s.state !== 'unavailable'), startedAt, at: clock.now(), scanned: true };
+  }
+
+  /**
    * A follower's read: in steady state one `getRange` of the header at the nonce where the best
    * broadcast was last found; a `get` of the whole value when its leadership or list epoch moved.
    * When it knows no broadcast, when that nonce is unavailable, empty or garbage, when the Version
@@ -171,9 +235,11 @@ export class LeaderWindow {
     const all = key.keys().map((_, n) => n);
     let scanned = scan;
     let read = await this.#heads(scan ? all : [known.nonce], signal);
+    let moving = read.moving;
     if (!scan && read.slots[known.nonce]!.state !== 'broadcast') {
       scanned = true;
       read = await this.#heads(all, signal);
+      moving ??= read.moving;
     }
     const { slots, reachable } = read;
     const broadcasts = broadcastsOf(slots);
@@ -183,7 +249,7 @@ export class LeaderWindow {
     if (scanned) this.#scannedAt = startedAt;
     if (found) this.#know({ nonce: found.nonce, broadcast: found.broadcast, headerBytes: headerBytesOf(found) }, at);
     else if (scanned) this.#know(undefined, at);
-    return { slots, broadcasts, best, reachable, startedAt, at, scanned };
+    return { slots, broadcasts, best, reachable, startedAt, at, scanned, ...(moving && { moving }) };
   }
 
   /**
@@ -191,7 +257,7 @@ export class LeaderWindow {
    * then the whole value of the best one whose list is not known (one `get`). Slots whose value
    * was not read whole, and nonces not in `nonces`, are {@link NOT_READ}.
    */
-  async #heads(nonces: readonly number[], signal: AbortSignal | undefined): Promise<{ slots: LeaderSlot[]; reachable: boolean }> {
+  async #heads(nonces: readonly number[], signal: AbortSignal | undefined): Promise<{ slots: LeaderSlot[]; reachable: boolean; moving?: BroadcastHeader }> {
     const { kv, key, clock, timeoutMs } = this.#o;
     const known = this.#known;
     const slots: LeaderSlot[] = key.keys().map((_, nonce) => ({ nonce, state: 'unavailable', error: NOT_READ }));
@@ -224,6 +290,7 @@ export class LeaderWindow {
     // be a broadcast (garbage whose start looks like a header), the next best, and so on.
     const order = (h: BroadcastHeader): Broadcast => ({ ...h, members: [] });
     pending.sort((x, y) => compareLeadership(order(x.header), order(y.header)) || y.header.version - x.header.version);
+    let moving: BroadcastHeader | undefined;
     for (const p of pending) {
       const best = bestBroadcast(broadcastsOf(slots));
       if (best && !supersedes(order(p.header), best)) break;
@@ -232,10 +299,12 @@ export class LeaderWindow {
         slots[p.nonce] = value === null ? { nonce: p.nonce, state: 'empty' } : this.#parse(p.nonce, value);
       } catch (error) {
         slots[p.nonce] = { nonce: p.nonce, state: 'unavailable', error };
+        // The header alone shows the leader followed publishing a new list: progress all the same.
+        if (moving === undefined && known && sameLeadership(known.broadcast, order(p.header)) && p.header.version > known.broadcast.version) moving = p.header;
       }
       if (slots[p.nonce]!.state === 'broadcast') break;
     }
-    return { slots, reachable };
+    return { slots, reachable, ...(moving && { moving }) };
   }
 
   /** The known broadcast at the Version of `h`, when `h` is a later Version of it in the same list epoch. */

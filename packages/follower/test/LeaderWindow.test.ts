@@ -83,6 +83,25 @@ describe('LeaderWindow.poll', () => {
     expect(ops().slice(before)).toEqual(Array.from({ length: 10 }, () => 'getRange leader 0'));
   });
 
+  it('reports the header of a new list it could not read whole (moving), and reads the list at the next poll', async () => {
+    const { store, faults, window, clock } = setup();
+    const leader = publisher(store, { era: 1, nonce: 0, version: 0, id: 'node-0', members: members(100) });
+    await leader.publish(leader.current.members.slice());
+    const first = await window.poll();
+    expect(first.moving).toBeUndefined();
+    const failing = faults.failures({ probability: 1, ops: ['get'] });
+    await clock.advance(I);
+    await leader.publish(members(101));
+    const blind = await window.poll();
+    expect(blind.best?.version).not.toBe(leader.current.version);
+    expect(blind.moving).toEqual({ era: 1, nonce: 0, version: leader.current.version, id: 'node-0' });
+    failing.heal();
+    await clock.advance(I);
+    const seen = await window.poll();
+    expect(seen.moving).toBeUndefined();
+    expect(seen.best?.members).toHaveLength(101);
+  });
+
   it('reads the same number of bytes per poll for 100 and for 1,000 members while the list is stable, periodic scans included', async () => {
     const perPoll: number[] = [];
     for (const n of [100, 1000]) {
@@ -236,5 +255,48 @@ describe('LeaderWindow.poll', () => {
     expect(read.scanned).toBe(false);
     expect(coversBelow(read, 2)).toBe(false);
     expect(coversBelow(read, 0)).toBe(true);
+  });
+});
+
+describe('LeaderWindow.check (a leader reading its window)', () => {
+  const own: Broadcast = { era: 5, nonce: 0, version: 1007, id: 'leader', members: [{ id: 'leader', weight: 1 }, ...members(200)] };
+
+  it('knows its own publication and the leaderships behind it by their headers: nothing is read whole', async () => {
+    const { store, window, ops, bytesRead } = setup();
+    const raw = formatBroadcast(own);
+    await store.set('leader 0', raw);
+    await store.set('leader 1', formatBroadcast({ ...own, version: 1003 })); // an older copy of its own
+    await store.set('leader 2', formatBroadcast({ ...own, era: 4, nonce: 2, id: 'old', version: 9 })); // a worse leadership
+    const read = await window.check({ nonce: 0, broadcast: own, raw });
+    expect(ops().filter((o) => o.startsWith('get '))).toEqual([]);
+    expect(bytesRead()).toBeLessThan(4 * 40);
+    expect(read.slots.map((s) => s.state)).toEqual(['broadcast', 'behind', 'behind', 'empty']);
+    expect(read.slots[0]).toMatchObject({ state: 'broadcast', raw, broadcast: own });
+    expect(read.best).toBe(own);
+    expect(read.reachable).toBe(true);
+  });
+
+  it('reads whole a better leadership, a later Version of its own, and whatever else is at its own nonce', async () => {
+    const { store, window, garbage } = setup();
+    const raw = formatBroadcast(own);
+    const later = { ...own, version: 1008 };
+    await store.set('leader 0', formatBroadcast(later)); // a publication whose reply was lost
+    await store.set('leader 1', '6 1 0 rival rival'); // a better claim (short: read whole by the range)
+    await store.set('leader 2', `7 2 3 usurper ${'x'.repeat(300)} !`); // a better header over garbage
+    const read = await window.check({ nonce: 0, broadcast: own, raw });
+    expect(read.slots[0]).toMatchObject({ state: 'broadcast', broadcast: later });
+    expect(read.slots[1]).toMatchObject({ state: 'broadcast', broadcast: { era: 6, id: 'rival', version: 0 } });
+    expect(read.slots[2]?.state).toBe('garbage');
+    expect(garbage).toHaveLength(1);
+    expect(read.best).toMatchObject({ era: 6, id: 'rival' });
+  });
+
+  it('an unavailable nonce is unavailable, and the others are still read', async () => {
+    const { store, faults, window } = setup();
+    const raw = formatBroadcast(own);
+    await store.set('leader 0', raw);
+    faults.keyUnavailable(['leader 3']);
+    const read = await window.check({ nonce: 0, broadcast: own, raw });
+    expect(read.slots.map((s) => s.state)).toEqual(['broadcast', 'empty', 'empty', 'unavailable']);
   });
 });

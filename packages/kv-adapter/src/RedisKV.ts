@@ -246,10 +246,12 @@ export class RedisKV implements KV {
         ttl ?? '',
         token,
         limits.maxValueBytes,
-      ])) as [number, string, string | number | null];
+      ])) as [number, string, (string | number | null)?];
       const [outcome, now, current] = reply;
       if (outcome < 0) throw new ValueTooLargeError(key, Number(current), limits.maxValueBytes);
-      const stored = this.#checkRead(key, current === null ? null : String(current));
+      // A swap without a stamp does not send the value back: it is the one we sent.
+      if (outcome === 1 && token === '') return { swapped: true, current: value, time: Number(now) };
+      const stored = this.#checkRead(key, current === null || current === undefined ? null : String(current));
       return { swapped: outcome === 1, current: stored, time: Number(now) };
     });
   }
@@ -312,6 +314,7 @@ export class RedisKV implements KV {
       if (key !== undefined) checkKey(key, this.#settings.limits);
       const admission = key === undefined ? undefined : this.#health?.admit(key);
       if (admission && admission.verdict !== 'send') {
+        if (admission.probe) this.#probe(key!, admission.node);
         const reason = `${operation}: cluster node ${admission.node} is down`;
         if (admission.verdict === 'store-down') throw new StoreUnavailableError(reason);
         throw new KeyUnavailableError(key!, { reason });
@@ -334,6 +337,24 @@ export class RedisKV implements KV {
       }
     })();
     return raceSignal(work, signal);
+  }
+
+  /**
+   * Tests a cluster node marked down, in the background, with the read every reader makes (the
+   * capped GET script, which sends no value back when it is large): a reply marks the node up; a
+   * failed or timed-out connection backs the next probe off; an error reply tells nothing (it may
+   * come from another node: `CLUSTERDOWN Hash slot not served`). Never rejects.
+   */
+  #probe(key: string, node: string): void {
+    const health = this.#health!;
+    const { maxValueBytes } = this.#settings.limits;
+    runScript(this.#client, READ_WITHIN_LIMIT, key, [maxValueBytes, '0']).then(
+      () => health.succeeded(node),
+      (error: unknown) => {
+        if (!this.#closed && isNodeFailure(error)) health.failed(node, error);
+        else health.released(node);
+      },
+    );
   }
 
   /** GET (or GETDEL) that checks `STRLEN` on the server first: an oversized value is never sent. */

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { Logger } from '../src/index.js';
 import { VirtualClock } from '../src/testing.js';
 import { keySlot } from '../src/redis/keySlot.js';
-import { isNodeFailure, ShardHealth } from '../src/redis/ShardHealth.js';
+import { isNodeFailure, ShardHealth, type Admission } from '../src/redis/ShardHealth.js';
+
+/** Whether the admission asks for a background probe. */
+const probed = (a: Admission): boolean => a.verdict !== 'send' && a.probe;
 
 /** Slots 0–8191 on node A, 8192–16383 on node B. */
 const slots = Array.from({ length: 16384 }, (_, slot) => [slot < 8192 ? 'A:1' : 'B:1']);
@@ -34,10 +37,10 @@ describe('keySlot', () => {
 describe('ShardHealth', () => {
   it('a refused connection marks the node down at once: its keys are refused fast, the other node’s are sent', () => {
     const { health, lines } = setup();
-    expect(health.admit(onA)).toEqual({ verdict: 'send', node: 'A:1', probe: false });
+    expect(health.admit(onA)).toEqual({ verdict: 'send', node: 'A:1' });
     health.failed('A:1', refused);
-    expect(health.admit(onA)).toEqual({ verdict: 'key-down', node: 'A:1' });
-    expect(health.admit(onB)).toEqual({ verdict: 'send', node: 'B:1', probe: false });
+    expect(health.admit(onA)).toEqual({ verdict: 'key-down', node: 'A:1', probe: false });
+    expect(health.admit(onB)).toEqual({ verdict: 'send', node: 'B:1' });
     expect(lines).toEqual(['warn redis: cluster node is down; failing its keys fast']);
   });
 
@@ -52,29 +55,29 @@ describe('ShardHealth', () => {
     expect(health.isDown('A:1')).toBe(true);
   });
 
-  it('lets one probe through per back-off (100 ms doubling to 1 s); a successful one brings the node back, logged once', async () => {
+  it('refuses every operation on a down node, and asks for one background probe per back-off (100 ms doubling to 1 s); a successful probe brings the node back, logged once', async () => {
     const { clock, health, lines } = setup();
     health.failed('A:1', refused);
     await clock.advance(99);
-    expect(health.admit(onA).verdict).toBe('key-down');
+    expect(health.admit(onA)).toEqual({ verdict: 'key-down', node: 'A:1', probe: false });
     await clock.advance(1);
-    expect(health.admit(onA)).toEqual({ verdict: 'send', node: 'A:1', probe: true });
-    expect(health.admit(onA).verdict).toBe('key-down'); // one probe at a time
+    expect(health.admit(onA)).toEqual({ verdict: 'key-down', node: 'A:1', probe: true });
+    expect(probed(health.admit(onA))).toBe(false); // one probe at a time
     health.failed('A:1', refused);
     await clock.advance(199);
-    expect(health.admit(onA).verdict).toBe('key-down');
+    expect(probed(health.admit(onA))).toBe(false);
     await clock.advance(1);
-    expect(health.admit(onA).verdict).toBe('send');
+    expect(probed(health.admit(onA))).toBe(true);
     health.failed('A:1', refused);
     for (let i = 0; i < 10; i++) {
       await clock.advance(1000);
-      expect(health.admit(onA).verdict).toBe('send');
+      expect(health.admit(onA)).toEqual({ verdict: 'key-down', node: 'A:1', probe: true });
       health.failed('A:1', refused);
     }
     await clock.advance(1000);
-    expect(health.admit(onA).verdict).toBe('send');
+    expect(probed(health.admit(onA))).toBe(true);
     health.succeeded('A:1');
-    expect(health.admit(onA)).toEqual({ verdict: 'send', node: 'A:1', probe: false });
+    expect(health.admit(onA)).toEqual({ verdict: 'send', node: 'A:1' });
     expect(lines).toEqual(['warn redis: cluster node is down; failing its keys fast', 'warn redis: cluster node is back']);
   });
 

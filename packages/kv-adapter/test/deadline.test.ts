@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AbortError, RosterError, StoreUnavailableError } from '../src/index.js';
+import { AbortError, RosterError, StoreUnavailableError, type Clock } from '../src/index.js';
 import { VirtualClock } from '../src/testing.js';
 import { deadline, raceSignal, withDeadline } from '../src/util/deadline.js';
 
@@ -165,5 +165,36 @@ describe('withDeadline', () => {
     await clock.advance(0);
     expect(outcome).toMatchObject({ state: 'rejected', error: 'node stopping' });
     expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('a deadline that fires late (the event loop was busy) lets an answer that arrived meanwhile win', async () => {
+    const virtual = new VirtualClock();
+    let lagMs = 0;
+    // A clock whose timers run late by lagMs, as on a busy event loop.
+    const clock: Clock = { now: () => virtual.now() + lagMs, wallTime: () => virtual.wallTime(), setTimer: (fn, ms) => virtual.setTimer(fn, ms) };
+    let answer!: (value: string) => void;
+    const answered = track(withDeadline(clock, 100, 'read', new Promise<string>((resolve) => (answer = resolve))));
+    const unanswered = track(withDeadline(clock, 100, 'read', never<string>()));
+    // The answer is handled in the same turn as the overdue deadline, after its timer.
+    virtual.setTimer(() => answer('v'), 100);
+    lagMs = 30;
+    await virtual.advance(100);
+    expect(answered).toMatchObject({ state: 'resolved', value: 'v' });
+    expect(unanswered.state).toBe('rejected');
+    expect(StoreUnavailableError.is(unanswered.error)).toBe(true);
+    expect(virtual.pendingTimers).toBe(0);
+  });
+
+  it('a late deadline signal aborts one timer turn later, after what arrived meanwhile', async () => {
+    const virtual = new VirtualClock();
+    let lagMs = 0;
+    const clock: Clock = { now: () => virtual.now() + lagMs, wallTime: () => virtual.wallTime(), setTimer: (fn, ms) => virtual.setTimer(fn, ms) };
+    const d = deadline(clock, 100);
+    let abortedWhenAnswered: boolean | undefined;
+    virtual.setTimer(() => (abortedWhenAnswered = d.signal.aborted), 100);
+    lagMs = 30;
+    await virtual.advance(100);
+    expect(abortedWhenAnswered).toBe(false);
+    expect(d.signal.aborted).toBe(true);
   });
 });

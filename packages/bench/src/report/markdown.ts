@@ -51,11 +51,11 @@ function leadershipTable(result: BenchResult): string[] {
 
 function scaleTable(rows: readonly ScaleResult[]): string[] {
   return [
-    '| store | members | I / T | processes | converge | commands / member / interval | bytes sent / member / interval | bytes sent / s | leader CPU | leader CPU µs / member / interval | failover | all follow the new leader | note |',
+    '| store | members | I / T | processes | converge | commands sent / member / interval (Redis calls, with the calls scripts make inside) | bytes Redis sends / member / interval | bytes sent / s | leader CPU | leader CPU µs / member / interval | failover | all follow the new leader | note |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.store === 'redis' ? 'redis-server' : 'Redis Cluster (3 masters)'} | ${num(r.members)} | ${r.intervalMs} ms / ${r.timeoutMs} ms | 1 + ${r.workers} | ${r.convergeMs === null ? `not within ${num(r.convergeLimitMs / 1000)} s` : ms(r.convergeMs)} | ${num(r.commandsPerMemberInterval, 2)} | ${num(r.bytesOutPerMemberInterval)} | ${num(r.bytesOutPerSecond / 1000)} kB | ${num(r.leaderCpuPercent, 1)} % | ${num(r.leaderCpuUsPerMemberInterval, 1)} | ${ms(r.failoverMs)} | ${ms(r.allFollowMs)} | ${[r.note, r.error].filter(Boolean).join('; ')} |`,
+        `| ${r.store === 'redis' ? 'redis-server' : 'Redis Cluster (3 masters)'} | ${num(r.members)} | ${r.intervalMs} ms / ${r.timeoutMs} ms | 1 + ${r.workers} | ${r.convergeMs === null ? `not within ${num(r.convergeLimitMs / 1000)} s` : ms(r.convergeMs)} | ${num(r.commandsPerMemberInterval, 2)} (${num(r.redisCallsPerMemberInterval, 2)}) | ${num(r.bytesOutPerMemberInterval)} | ${num(r.bytesOutPerSecond / 1000)} kB | ${num(r.leaderCpuPercent, 1)} % | ${num(r.leaderCpuUsPerMemberInterval, 1)} | ${ms(r.failoverMs)} | ${ms(r.allFollowMs)} | ${[r.note, r.error].filter(Boolean).join('; ')} |`,
     ),
   ];
 }

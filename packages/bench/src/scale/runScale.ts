@@ -9,7 +9,7 @@ import { spawnTracked, terminate, type Tracked } from '../infra/processes.js';
 import { builtScript } from '../paths.js';
 import { jsonLine } from '../systems/System.js';
 import type { Progress } from '../measure/leadership.js';
-import { difference, readCounters, totalCalls } from './redisStats.js';
+import { difference, RedisStatsReader, totalCalls } from './redisStats.js';
 import type { WorkerStatus } from './scaleWorker.js';
 
 /** One scale configuration. */
@@ -28,8 +28,14 @@ export interface ScaleResult extends ScaleCase {
   readonly convergeLimitMs: number;
   /** The steady window over which cost was counted. */
   readonly windowMs: number;
-  /** Redis commands per member per interval, in total and by command. */
+  /**
+   * Commands the clients sent per member per interval (every process's count of its store
+   * operations, each one command), in total and by operation.
+   */
   readonly commandsPerMemberInterval: number;
+  readonly sentByOperation: Readonly<Record<string, number>>;
+  /** Calls Redis counted per member per interval (`INFO commandstats`: the commands scripts run inside included), in total and by command. */
+  readonly redisCallsPerMemberInterval: number;
   readonly commandsByName: Readonly<Record<string, number>>;
   /** Bytes Redis sent, and received, per member per interval. */
   readonly bytesOutPerMemberInterval: number;
@@ -39,6 +45,8 @@ export interface ScaleResult extends ScaleCase {
   /** The leader process's CPU over the window, in % of one core, and µs per member per interval. */
   readonly leaderCpuPercent: number;
   readonly leaderCpuUsPerMemberInterval: number;
+  /** The worst 99th percentile of the event-loop delay of any process over the window, in ms. */
+  readonly lagP99Ms: number;
   /** SIGKILL of the leader process until a member reports leading; null when none did. */
   readonly failoverMs: number | null;
   /** …until every surviving member follows that new leader (at the workers' report resolution). */
@@ -104,9 +112,9 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
   const procs: Proc[] = [];
   const nWorkers = Math.ceil((c.members - 1) / options.perWorker);
   const base = { ...c, workers: nWorkers, convergeLimitMs: options.convergeLimitMs, windowMs: options.windowMs };
-  const empty = { convergeMs: null, commandsPerMemberInterval: Number.NaN, commandsByName: {}, bytesOutPerMemberInterval: Number.NaN, bytesInPerMemberInterval: Number.NaN, bytesOutPerSecond: Number.NaN, leaderCpuPercent: Number.NaN, leaderCpuUsPerMemberInterval: Number.NaN, failoverMs: null, allFollowMs: null, unforcedElections: 0 };
+  const empty = { convergeMs: null, commandsPerMemberInterval: Number.NaN, sentByOperation: {}, redisCallsPerMemberInterval: Number.NaN, lagP99Ms: Number.NaN, commandsByName: {}, bytesOutPerMemberInterval: Number.NaN, bytesInPerMemberInterval: Number.NaN, bytesOutPerSecond: Number.NaN, leaderCpuPercent: Number.NaN, leaderCpuUsPerMemberInterval: Number.NaN, failoverMs: null, allFollowMs: null, unforcedElections: 0 };
   try {
-    const leader = startWorker(options, c, key, 'lead', 1, reportEvery);
+    const leader = startWorker(options, c, key, 'lead0', 1, reportEvery);
     procs.push(leader);
     if (!(await waitFor(() => leader.last?.leading.length === 1, 10 * c.timeoutMs + 20_000))) throw new Error('the leader process never led');
     const leaderId = leader.last!.leading[0]!;
@@ -115,7 +123,7 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
     for (let w = 0; left > 0; w++) {
       const count = Math.min(options.perWorker, left);
       left -= count;
-      procs.push(startWorker(options, c, key, `w${w}`, count, reportEvery));
+      procs.push(startWorker(options, c, key, `w${String(w).padStart(4, '0')}`, count, reportEvery));
     }
     const converged = (leaderOf: string, n: number, among: readonly Proc[]): boolean =>
       among.every((p) => p.last !== undefined && p.last.started === p.count && p.last.following[leaderOf] === p.count && p.last.minMembers === n && p.last.maxMembers === n);
@@ -126,9 +134,20 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
     // Cost over a steady window.
     const cpu0 = leader.last!.cpuMs;
     const t0 = Date.now();
-    const before = await readCounters(options.ports);
+    const sent0 = procs.map((p) => ({ t: p.last!.t, sent: { ...p.last!.sent } }));
+    const stats = new RedisStatsReader(options.ports);
+    const before = await stats.read().catch((error: unknown) => {
+      stats.close();
+      throw error;
+    });
+    let lagP99Ms = 0;
+    const lagWatch = setInterval(() => {
+      for (const p of procs) lagP99Ms = Math.max(lagP99Ms, p.last?.lagP99Ms ?? 0);
+    }, reportEvery);
     await delay(options.windowMs);
-    const after = await readCounters(options.ports);
+    clearInterval(lagWatch);
+    const after = await stats.read().finally(() => stats.close());
+    const sent1 = procs.map((p) => ({ t: p.last!.t, sent: { ...p.last!.sent } }));
     const t1 = Date.now();
     const cpu1 = leader.last!.cpuMs;
     const d = difference(before, after);
@@ -136,8 +155,19 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
     const intervals = elapsed / c.intervalMs;
     const perMember = (x: number): number => x / c.members / intervals;
     const commandsByName = Object.fromEntries(Object.entries(d.calls).sort((a, b) => b[1] - a[1]).map(([name, n]) => [name, Math.round(perMember(n) * 1000) / 1000]));
+    // Each process's count over the span of its own two status lines, scaled to the window.
+    const sentTotals: Record<string, number> = {};
+    procs.forEach((_, i) => {
+      const span = sent1[i]!.t - sent0[i]!.t;
+      if (span <= 0) return;
+      for (const [op, n] of Object.entries(sent1[i]!.sent)) sentTotals[op] = (sentTotals[op] ?? 0) + ((n - (sent0[i]!.sent[op] ?? 0)) * elapsed) / span;
+    });
+    const sentByOperation = Object.fromEntries(Object.entries(sentTotals).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([op, n]) => [op, Math.round(perMember(n) * 1000) / 1000]));
     const cost = {
-      commandsPerMemberInterval: perMember(totalCalls(d)),
+      commandsPerMemberInterval: perMember(Object.values(sentTotals).reduce((a, b) => a + b, 0)),
+      sentByOperation,
+      redisCallsPerMemberInterval: perMember(totalCalls(d)),
+      lagP99Ms,
       commandsByName,
       bytesOutPerMemberInterval: perMember(d.outputBytes),
       bytesInPerMemberInterval: perMember(d.inputBytes),
@@ -145,7 +175,7 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
       leaderCpuPercent: ((cpu1 - cpu0) / elapsed) * 100,
       leaderCpuUsPerMemberInterval: ((cpu1 - cpu0) * 1000) / intervals / c.members,
     };
-    progress(`    ${cost.commandsPerMemberInterval.toFixed(2)} commands and ${Math.round(cost.bytesOutPerMemberInterval)} bytes out per member per interval; leader CPU ${cost.leaderCpuPercent.toFixed(1)} %`);
+    progress(`    ${cost.commandsPerMemberInterval.toFixed(2)} commands sent (${Object.entries(sentByOperation).map(([op, n]) => `${op} ${n}`).join(', ')}; Redis counted ${cost.redisCallsPerMemberInterval.toFixed(2)} calls) and ${Math.round(cost.bytesOutPerMemberInterval)} bytes out per member per interval; leader CPU ${cost.leaderCpuPercent.toFixed(1)} %; event-loop delay p99 ≤ ${Math.round(lagP99Ms)} ms`);
 
     // Failover with N members.
     let failoverMs: number | null = null;

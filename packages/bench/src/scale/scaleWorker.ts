@@ -7,9 +7,10 @@
  *
  * `--url URL --key K --prefix P --count N --interval MS --timeout MS [--report-every MS]`
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createNode, type RosterNode } from '@roster/election';
-import { RedisKV } from '@roster/kv-adapter';
+import { RedisKV, type KV } from '@roster/kv-adapter';
 
 /** What a worker prints every report period. */
 export interface WorkerStatus {
@@ -27,6 +28,35 @@ export interface WorkerStatus {
   readonly maxMembers: number;
   /** process.cpuUsage() since start, user + system, in ms. */
   readonly cpuMs: number;
+  /** The event loop's delay since the previous report, 99th percentile and maximum, in ms. */
+  readonly lagP99Ms: number;
+  readonly lagMaxMs: number;
+  /** The nodes' `stats` counters, summed over the worker's nodes. */
+  readonly stats: Record<string, number>;
+  /**
+   * Store operations the worker's nodes issued since start, by operation (`get`, `getRange`,
+   * `exchange`, …). Each is one command sent to Redis (RedisKV runs every operation as a single
+   * command or a single script call), so this counts the commands clients send, whereas Redis's
+   * `INFO commandstats` also counts the commands a script runs inside.
+   */
+  readonly sent: Record<string, number>;
+}
+
+/** Every operation of the KV interface, each one command sent to the store. */
+const OPERATIONS = ['get', 'set', 'delete', 'append', 'take', 'getRange', 'exchange', 'compareAndSet', 'time'] as const;
+
+/** `kv` with a count of the operations issued through it. */
+function counted(kv: KV, sent: Record<string, number>): KV {
+  const wrapped = Object.create(kv) as Record<string, unknown>;
+  for (const op of OPERATIONS) {
+    const original = (kv as unknown as Record<string, (...args: unknown[]) => unknown>)[op]!.bind(kv);
+    sent[op] = 0;
+    wrapped[op] = (...args: unknown[]) => {
+      sent[op]!++;
+      return original(...args);
+    };
+  }
+  return wrapped as unknown as KV;
 }
 
 const { values } = parseArgs({
@@ -42,10 +72,13 @@ const { values } = parseArgs({
   strict: true,
 });
 const count = Number(values.count);
-const kv = await RedisKV.connect({ url: values.url!, connectTimeoutMs: 10_000 });
+const redis = await RedisKV.connect({ url: values.url!, connectTimeoutMs: 10_000 });
+const sent: Record<string, number> = {};
+const kv = counted(redis, sent);
 const nodes: RosterNode[] = [];
 for (let i = 0; i < count; i++) {
-  nodes.push(createNode({ kv, cluster: values.key!, env: 'bench', id: `${values.prefix}-${i}`, intervalMs: Number(values.interval), timeoutMs: Number(values.timeout) }));
+  // Ids of one width whatever N, so that the bytes per member compare across N.
+  nodes.push(createNode({ kv, cluster: values.key!, env: 'bench', id: `${values.prefix}-${String(i).padStart(5, '0')}`, intervalMs: Number(values.interval), timeoutMs: Number(values.timeout) }));
 }
 for (const node of nodes) {
   node.on('role', (update) => {
@@ -54,6 +87,9 @@ for (const node of nodes) {
 }
 let started = 0;
 for (const node of nodes) void node.start().then(() => started++, (error: unknown) => process.stderr.write(`start: ${String(error)}\n`));
+
+const lag = monitorEventLoopDelay({ resolution: 10 });
+lag.enable();
 
 function report(): void {
   const following: Record<string, number> = {};
@@ -68,8 +104,13 @@ function report(): void {
     min = Math.min(min, seen);
     max = Math.max(max, seen);
   }
+  const stats: Record<string, number> = {};
+  for (const node of nodes) for (const [name, n] of Object.entries(node.stats)) stats[name] = (stats[name] ?? 0) + n;
   const cpu = process.cpuUsage();
-  const status: WorkerStatus = { t: Date.now(), event: 'status', count, started, following, leading, minMembers: nodes.length ? min : 0, maxMembers: max, cpuMs: (cpu.user + cpu.system) / 1000 };
+  const lagP99Ms = lag.count > 0 ? lag.percentile(99) / 1e6 : 0;
+  const lagMaxMs = lag.count > 0 ? lag.max / 1e6 : 0;
+  lag.reset();
+  const status: WorkerStatus = { t: Date.now(), event: 'status', count, started, following, leading, minMembers: nodes.length ? min : 0, maxMembers: max, cpuMs: (cpu.user + cpu.system) / 1000, lagP99Ms, lagMaxMs, stats, sent: { ...sent } };
   process.stdout.write(`${JSON.stringify(status)}\n`);
 }
 const ticker = setInterval(report, Number(values['report-every']));
@@ -82,7 +123,7 @@ async function stop(): Promise<void> {
   clearInterval(ticker);
   const hard = setTimeout(() => process.exit(1), 15_000);
   await Promise.allSettled(nodes.map((n) => n.stop()));
-  await kv.close();
+  await redis.close();
   clearTimeout(hard);
   process.stdout.write(`${JSON.stringify({ t: Date.now(), event: 'stopped' })}\n`);
   process.exit(0);

@@ -21,7 +21,10 @@ Options:
   --kill-every S     kill the leader every S seconds, 0 never [default: ${d.killEverySeconds}]
   --interval MS      the protocol period I [default: ${d.intervalMs}]
   --timeout MS       the failure timeout T, more than twice the interval [default: ${d.timeoutMs}]
-  --store KIND       auto, redis or memory [default: auto]
+  --store KIND       auto, redis, cluster or memory [default: auto]
+  --cluster          the same as --store cluster: a local Redis Cluster of 3 masters
+                     (redis-server); a third into the run the master serving the leader
+                     key's current nonce is SIGKILLed, two thirds into it it is restarted
   --web-port PORT    serve the live web page of every node on this port of 127.0.0.1,
                      0 any free port, "off" none [default: 0]
   --plain            a plain log even on a terminal (the default when stdout is not one)
@@ -42,13 +45,17 @@ export const demoCommand: Command = {
       interval: { type: 'string' },
       timeout: { type: 'string' },
       store: { type: 'string' },
+      cluster: { type: 'boolean' },
       'web-port': { type: 'string' },
       plain: { type: 'boolean' },
       verbose: { type: 'boolean' },
     });
-    const store = values.store ?? 'auto';
-    if (store !== 'auto' && store !== 'redis' && store !== 'memory') {
-      throw new CliError(`${NAME}: --store must be auto, redis or memory, got ${JSON.stringify(store)}`);
+    if (values.cluster && values.store !== undefined && values.store !== 'cluster') {
+      throw new CliError(`${NAME}: --cluster runs on a Redis Cluster; it cannot be combined with --store ${values.store}`);
+    }
+    const store = values.cluster ? 'cluster' : (values.store ?? 'auto');
+    if (store !== 'auto' && store !== 'redis' && store !== 'cluster' && store !== 'memory') {
+      throw new CliError(`${NAME}: --store must be auto, redis, cluster or memory, got ${JSON.stringify(store)}`);
     }
     const intervalMs = integerOption(NAME, '--interval', values.interval, { unit: 'milliseconds' }) ?? d.intervalMs;
     const timeoutMs = integerOption(NAME, '--timeout', values.timeout, { unit: 'milliseconds' }) ?? d.timeoutMs;

@@ -18,6 +18,8 @@ export interface NodeView {
   version: number;
   /** The node's PING→PONG round trip in ms, as it last reported it. */
   latencyMs: number | undefined;
+  /** The leader-key nonce where this node last found (or, as leader, wrote) the leader's broadcast. */
+  nonce: number | undefined;
 }
 
 /** One leader crash and what followed it. */
@@ -65,7 +67,7 @@ export class ClusterView {
 
   /** A node is being started. */
   add(id: string): NodeView {
-    const view: NodeView = { id, pid: undefined, life: 'starting', role: undefined, leader: undefined, members: [], version: 0, latencyMs: undefined };
+    const view: NodeView = { id, pid: undefined, life: 'starting', role: undefined, leader: undefined, members: [], version: 0, latencyMs: undefined, nonce: undefined };
     this.#nodes.set(id, view);
     return view;
   }
@@ -76,13 +78,14 @@ export class ClusterView {
     if (view) view.pid = pid;
   }
 
-  /** The node's role, Version and PING→PONG round trip now (sent every interval). */
-  tick(id: string, role: Role, version: number, latencyMs?: number): void {
+  /** The node's role, Version, PING→PONG round trip and broadcast nonce now (sent every interval). */
+  tick(id: string, role: Role, version: number, latencyMs?: number, nonce?: number): void {
     const view = this.#nodes.get(id);
     if (!view || !ALIVE.has(view.life)) return;
     view.role = role;
     view.version = Math.max(view.version, version);
     view.latencyMs = latencyMs;
+    if (nonce !== undefined) view.nonce = nonce;
   }
 
   /**

@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type Tinypool from 'tinypool';
 import type { ClusterView } from './ClusterView.js';
 import { seconds, type DemoDisplay } from './DemoDisplay.js';
+import type { DemoShard } from './DemoRedisCluster.js';
 import type { DemoStore } from './DemoStore.js';
 import { serveKV } from './kvBridge.js';
 import { isOwnMessage, type MainMessage, type WorkerMessage, type WorkerResult, type WorkerTask } from './messages.js';
@@ -20,6 +21,12 @@ export interface DemoRunSettings {
 export class DemoRun {
   readonly #tasks = new Map<string, Promise<void>>();
   readonly #senders = new Map<string, (message: MainMessage) => void>();
+  /** The leader and the nonce it last broadcast at, to tell when the broadcast moves. */
+  #leaderNonce: { readonly id: string; readonly nonce: number } | undefined;
+  /** The master killed by {@link killLeaderShard}, until {@link restartShard}. */
+  #deadShard: DemoShard | undefined;
+  /** Set by {@link killLeaderShard} until the leader's broadcast is seen to move: no leader kill meanwhile. */
+  #shardKill: { readonly at: number; readonly leader: string } | undefined;
   #counter = 0;
   #hellos = 0;
   #onHello: (() => void)[] = [];
@@ -107,10 +114,20 @@ export class DemoRun {
         }
         return;
       }
-      case 'tick':
-        this.view.tick(m.id, m.role, m.version, m.latencyMs);
+      case 'tick': {
+        this.view.tick(m.id, m.role, m.version, m.latencyMs, m.nonce);
+        const leader = this.view.leaderNode;
+        if (leader?.id === m.id && m.nonce !== undefined) {
+          const moved = this.#leaderNonce !== undefined && this.#leaderNonce.id === m.id && this.#leaderNonce.nonce !== m.nonce;
+          if (moved) {
+            this.display.note(at, `${m.id} still leads; its broadcast moved from nonce ${this.#leaderNonce!.nonce} to nonce ${m.nonce}`);
+            this.#shardKill = undefined;
+          }
+          this.#leaderNonce = { id: m.id, nonce: m.nonce };
+        }
         this.display.changed();
         return;
+      }
       case 'log':
         if (this.options.verbose) this.display.note(at, `${m.id} ${m.level}: ${m.message}`);
         return;
@@ -127,7 +144,7 @@ export class DemoRun {
     try {
       for (;;) {
         await delay(everyMs, undefined, { signal });
-        while (!this.view.settled) await delay(50, undefined, { signal });
+        while (!this.view.settled || this.#awaitingMove()) await delay(50, undefined, { signal });
         const victim = this.view.leaderNode;
         if (!victim?.pid) continue;
         process.kill(victim.pid, 'SIGKILL');
@@ -140,6 +157,49 @@ export class DemoRun {
     } catch (error) {
       if (!signal.aborted) throw error;
     }
+  }
+
+  /**
+   * Cluster mode: SIGKILLs the Redis Cluster master that serves the leader key at the nonce the
+   * leader broadcasts at now (waiting, up to `signal`, for the cluster to be at rest first).
+   */
+  async killLeaderShard(signal: AbortSignal): Promise<void> {
+    const cluster = this.store.cluster;
+    if (!cluster || this.#deadShard) return;
+    for (;;) {
+      const leader = this.view.leaderNode;
+      if (this.view.settled && leader?.nonce !== undefined) {
+        const key = `roster/${this.options.cluster}/${this.options.env}/leader ${leader.nonce}`;
+        const shard = await cluster.shardFor(key);
+        const pid = shard.pid;
+        await cluster.kill(shard);
+        this.#deadShard = shard;
+        this.#shardKill = { at: this.now(), leader: leader.id };
+        this.display.note(this.now(), `killed the Redis master ${shard.address} (pid ${pid}) with SIGKILL: it serves "${key}", where leader ${leader.id} broadcasts`);
+        return;
+      }
+      await delay(50, undefined, { signal });
+    }
+  }
+
+  /**
+   * True while the leader key's master was just killed and the same leader has not yet been seen
+   * broadcasting at another nonce (for at most 5 T): a leader kill would hide the move.
+   */
+  #awaitingMove(): boolean {
+    const k = this.#shardKill;
+    if (!k) return false;
+    if (this.view.leaderNode?.id !== k.leader || this.now() - k.at > 5 * this.options.timeoutMs) this.#shardKill = undefined;
+    return this.#shardKill !== undefined;
+  }
+
+  /** Cluster mode: starts the killed master again (it rejoins with its slots, and no data). */
+  async restartShard(): Promise<void> {
+    const shard = this.#deadShard;
+    if (!shard || !this.store.cluster) return;
+    await this.store.cluster.restart(shard);
+    this.#deadShard = undefined;
+    this.display.note(this.now(), `restarted the Redis master ${shard.address} (pid ${shard.pid}), empty`);
   }
 
   /** Stops every node gracefully (each leaves, or resigns), waiting at most a few seconds. */

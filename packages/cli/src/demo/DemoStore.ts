@@ -2,10 +2,14 @@ import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { MemoryKV, type KV } from '@roster/kv-adapter';
 import { RedisMemoryServer } from 'redis-memory-server';
+import { DemoRedisCluster } from './DemoRedisCluster.js';
 import type { WorkerStore } from './messages.js';
 
-/** Which store the demo brings up: a real `redis-server`, the in-process one, or whichever is possible. */
-export type DemoStoreKind = 'auto' | 'redis' | 'memory';
+/**
+ * Which store the demo brings up: a real `redis-server`, a local 3-master Redis Cluster
+ * (`cluster`), the in-process one, or whichever of the first and the last is possible.
+ */
+export type DemoStoreKind = 'auto' | 'redis' | 'cluster' | 'memory';
 
 /** The store the demo started, shared by its nodes. */
 export interface DemoStore {
@@ -17,6 +21,8 @@ export interface DemoStore {
   readonly kv: KV | undefined;
   /** The `redis-server` process id, for Redis. */
   readonly pid: number | undefined;
+  /** The Redis Cluster, for `cluster`: its masters can be killed and restarted. */
+  readonly cluster?: DemoRedisCluster;
   /** Stops what was started. Idempotent. */
   stop(): Promise<void>;
 }
@@ -32,11 +38,24 @@ export function findRedisServer(env: Readonly<Record<string, string | undefined>
 
 /**
  * Brings up the demo's store: `redis-server` through redis-memory-server on the system binary
- * (`kind` `"redis"`, or `"auto"` when one is installed), else a `MemoryKV` in this process that
+ * (`kind` `"redis"`, or `"auto"` when one is installed), a 3-master Redis Cluster of that binary
+ * (`"cluster"`, see {@link DemoRedisCluster}), else a `MemoryKV` in this process that
  * the workers reach over IPC.
  */
 export async function startDemoStore(kind: DemoStoreKind, env: Readonly<Record<string, string | undefined>>): Promise<DemoStore> {
   const binary = kind === 'memory' ? undefined : findRedisServer(env);
+  if (kind === 'cluster') {
+    if (binary === undefined) throw new Error('no redis-server found for a Redis Cluster (install redis-server, or set REDISMS_SYSTEM_BINARY)');
+    const cluster = await DemoRedisCluster.start(binary, 3);
+    return {
+      description: `a Redis Cluster of ${cluster.shards.length} masters (${binary}) at ${cluster.url}`,
+      worker: { kind: 'redis', url: cluster.url },
+      kv: undefined,
+      pid: undefined,
+      cluster,
+      stop: () => cluster.stop(),
+    };
+  }
   if (binary === undefined) {
     if (kind === 'redis') throw new Error('no redis-server found (install redis-server, or set REDISMS_SYSTEM_BINARY)');
     const kv = new MemoryKV();

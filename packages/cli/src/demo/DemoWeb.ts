@@ -15,8 +15,8 @@ export interface DemoSnapshot {
   readonly phase: 'starting' | 'running' | 'ended';
   /** Seconds left in the run, while running. */
   readonly secondsLeft: number | null;
-  /** The alive node that leads, if exactly one does. */
-  readonly leader: { readonly id: string; readonly era: number; readonly token: string; readonly version: number } | null;
+  /** The alive node that leads, if exactly one does, and the leader-key nonce it broadcasts at. */
+  readonly leader: { readonly id: string; readonly era: number; readonly token: string; readonly version: number; readonly nonce: number | null } | null;
   readonly elections: number;
   /** Measured failovers, oldest first; the last may still be under way (`durationMs` null). */
   readonly failovers: readonly { readonly victim: string; readonly durationMs: number | null; readonly newLeader: string | null }[];
@@ -28,6 +28,8 @@ export interface DemoSnapshot {
     readonly role: string | null;
     readonly follows: string | null;
     readonly version: number;
+    /** The leader-key nonce where the node last found (or wrote) the leader's broadcast. */
+    readonly nonce: number | null;
     readonly members: readonly string[];
     /** The node's PING→PONG round trip in ms, while it follows. */
     readonly latencyMs: number | null;
@@ -129,7 +131,7 @@ export class DemoWeb implements DemoDisplay {
       info: this.#info,
       phase: this.#phase,
       secondsLeft: this.#phase === 'running' && this.#endsAt !== undefined ? Math.max(0, Math.ceil((this.#endsAt - this.#now()) / 1000)) : null,
-      leader: leader?.leader ? { id: leader.id, era: leader.leader.era, token: String(leader.leader.token), version: leader.version } : null,
+      leader: leader?.leader ? { id: leader.id, era: leader.leader.era, token: String(leader.leader.token), version: leader.version, nonce: leader.nonce ?? null } : null,
       elections: view.elections,
       failovers: view.failovers.map((f) => ({ victim: f.victim, durationMs: f.durationMs ?? null, newLeader: f.newLeader?.id ?? null })),
       nodes: view.nodes.map((n) => ({
@@ -139,6 +141,7 @@ export class DemoWeb implements DemoDisplay {
         role: n.role ?? null,
         follows: n.leader?.id ?? null,
         version: n.version,
+        nonce: n.nonce ?? null,
         members: n.members,
         latencyMs: n.role === 'follower' ? (n.latencyMs ?? null) : null,
       })),
@@ -204,7 +207,7 @@ td.members{font-size:.85em;color:var(--muted)}
 <div class="card"><h3>failovers</h3><div class="big" id="failovers">0</div><div class="sub" id="failover-detail"></div></div>
 </div>
 <h2>nodes</h2>
-<div class="scroll"><table><thead><tr><th>node</th><th>pid</th><th>role</th><th>follows</th><th>PING→PONG</th><th>members as it sees them</th></tr></thead><tbody id="nodes"></tbody></table></div>
+<div class="scroll"><table><thead><tr><th>node</th><th>pid</th><th>role</th><th>follows</th><th>nonce</th><th>PING→PONG</th><th>members as it sees them</th></tr></thead><tbody id="nodes"></tbody></table></div>
 <h2>event log</h2>
 <pre id="log"></pre>
 <footer><a href="/cluster.json">cluster.json</a></footer>
@@ -227,7 +230,7 @@ function render(s) {
   const pending = s.failovers.length > 0 && s.failovers[s.failovers.length - 1].durationMs === null;
   text("leader", s.leader ? s.leader.id : (pending ? "election under way" : "none yet"));
   $("leader").className = "big " + (s.leader ? "leader" : "warn");
-  text("leader-detail", s.leader ? "era " + s.leader.era + " · fencing token " + s.leader.token + " · version " + s.leader.version : "");
+  text("leader-detail", s.leader ? "era " + s.leader.era + " · fencing token " + s.leader.token + " · version " + s.leader.version + (s.leader.nonce === null ? "" : " · nonce " + s.leader.nonce) : "");
   const done = s.failovers.filter((f) => f.durationMs !== null);
   text("failovers", String(done.length));
   const last = done[done.length - 1];
@@ -239,12 +242,12 @@ function render(s) {
     const tr = document.createElement("tr");
     if (gone) tr.className = "gone";
     const role = n.life === "killed" ? "KILLED" : gone ? n.life : (n.role || "starting");
-    const cells = [n.id, n.pid === null ? "–" : String(n.pid), role, n.follows || "–", n.latencyMs === null ? "–" : n.latencyMs.toFixed(1) + " ms", gone ? "" : "v" + n.version + " " + n.members.join(" ")];
+    const cells = [n.id, n.pid === null ? "–" : String(n.pid), role, n.follows || "–", gone || n.nonce === null ? "–" : String(n.nonce), n.latencyMs === null ? "–" : n.latencyMs.toFixed(1) + " ms", gone ? "" : "v" + n.version + " " + n.members.join(" ")];
     cells.forEach((c, k) => {
       const td = document.createElement("td");
       td.textContent = c;
       if (k === 2) td.className = role === "leader" ? "leader" : role === "candidate" ? "warn" : role === "KILLED" ? "bad" : "";
-      if (k === 4) td.className = "num";
+      if (k === 4 || k === 5) td.className = "num";
       if (k === 5) td.className = "members";
       tr.append(td);
     });

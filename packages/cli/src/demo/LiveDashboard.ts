@@ -95,11 +95,11 @@ export class LiveDashboard implements DemoDisplay {
       ...(info.url ? [`watch it live in a browser: ${info.url}`] : []),
       '',
       leader?.leader
-        ? `  leader ${this.#paint(leader.id, 32)}   era ${leader.leader.era}   token ${leader.leader.token}   version ${leader.version}`
+        ? `  leader ${this.#paint(leader.id, 32)}   era ${leader.leader.era}   token ${leader.leader.token}   version ${leader.version}${leader.nonce === undefined ? '' : `   nonce ${leader.nonce}`}`
         : `  leader ${this.#paint(view.pending ? 'none: election under way' : 'none yet', 33)}`,
       `  elections ${view.elections}   failovers ${done.length}${last ? `, last ${seconds(last.durationMs!)} (timeout ${seconds(info.timeoutMs)})` : ''}`,
       '',
-      this.#dim(`  ${'NODE'.padEnd(6)}${'PID'.padEnd(9)}${'ROLE'.padEnd(11)}${'FOLLOWS'.padEnd(9)}MEMBERS AS IT SEES THEM`),
+      this.#dim(`  ${'NODE'.padEnd(6)}${'PID'.padEnd(9)}${'ROLE'.padEnd(11)}${'FOLLOWS'.padEnd(9)}${'NONCE'.padEnd(7)}MEMBERS AS IT SEES THEM`),
       ...view.nodes.filter((n) => shown(n, view)).map((n) => this.#row(n)),
       '',
       this.#dim('  recent'),
@@ -111,8 +111,9 @@ export class LiveDashboard implements DemoDisplay {
   #row(n: NodeView): string {
     const role = n.life === 'killed' ? 'KILLED' : n.life === 'crashed' ? 'crashed' : (n.role ?? 'starting');
     const code = role === 'leader' ? 32 : role === 'candidate' ? 33 : role === 'KILLED' || role === 'crashed' ? 31 : 0;
-    const members = n.life === 'killed' || n.life === 'crashed' ? '' : `v${n.version} ${n.members.join(' ')}`;
-    return `  ${n.id.padEnd(6)}${String(n.pid ?? '-').padEnd(9)}${this.#paint(role.padEnd(11), code)}${(n.leader?.id ?? '-').padEnd(9)}${members}`;
+    const gone = n.life === 'killed' || n.life === 'crashed';
+    const members = gone ? '' : `v${n.version} ${n.members.join(' ')}`;
+    return `  ${n.id.padEnd(6)}${String(n.pid ?? '-').padEnd(9)}${this.#paint(role.padEnd(11), code)}${(n.leader?.id ?? '-').padEnd(9)}${String(gone ? '' : (n.nonce ?? '-')).padEnd(7)}${members}`;
   }
 
   #paint(text: string, code: number): string {

@@ -32,8 +32,11 @@ export type WorkerMessage =
   | { readonly kind: 'hello'; readonly id: string; readonly pid: number }
   /** A node update, as `roster node --json` prints it. */
   | { readonly kind: 'event'; readonly event: NodeEvent }
-  /** Once per interval: what the node sees now (the Version moves every interval). */
-  | { readonly kind: 'tick'; readonly id: string; readonly role: Role; readonly version: number; readonly latencyMs?: number }
+  /**
+   * Once per interval: what the node sees now (the Version moves every interval), and the
+   * leader-key nonce holding the leader's broadcast.
+   */
+  | { readonly kind: 'tick'; readonly id: string; readonly role: Role; readonly version: number; readonly latencyMs?: number; readonly nonce?: number }
   /** A warning or error the node logged. */
   | { readonly kind: 'log'; readonly id: string; readonly level: 'warn' | 'error'; readonly message: string }
   | KVRequest;

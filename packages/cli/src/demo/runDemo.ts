@@ -24,7 +24,10 @@ export interface DemoOptions {
   readonly intervalMs?: number;
   /** The timeout T. @defaultValue 1000 */
   readonly timeoutMs?: number;
-  /** Which store to bring up. @defaultValue "auto" */
+  /**
+   * Which store to bring up. `"cluster"`: a local 3-master Redis Cluster, whose master serving the
+   * leader key is SIGKILLed a third into the run and restarted two thirds into it. @defaultValue "auto"
+   */
   readonly store?: DemoStoreKind;
   /** A plain log even on a terminal. @defaultValue false */
   readonly plain?: boolean;
@@ -134,6 +137,7 @@ async function drive(
   const until = AbortSignal.any([runEnd.signal, stop.signal]);
   if (!stop.signal.aborted) display.running(now(), now() + o.durationSeconds * 1000);
   const killing = o.killEverySeconds > 0 ? run.killLeaders(o.killEverySeconds * 1000, until) : Promise.resolve();
+  const shardFault = o.store === 'cluster' ? shardKillAndRestart(run, display, o.durationSeconds * 1000, until, now) : Promise.resolve();
   void (async () => {
     await delay(o.durationSeconds * 1000, undefined, { signal: stop.signal });
     runEnd.abort();
@@ -145,8 +149,24 @@ async function drive(
   await stop.whenRequested();
   runEnd.abort();
   display.freeze();
-  await run.stopAll(killing);
+  await run.stopAll(Promise.all([killing, shardFault]).then(() => undefined));
   return 0;
+}
+
+/**
+ * Cluster mode: a third into the run, SIGKILLs the master serving the leader key's current nonce;
+ * two thirds into it, starts that master again. The nodes must carry on throughout.
+ */
+async function shardKillAndRestart(run: DemoRun, display: DemoDisplay, durationMs: number, signal: AbortSignal, now: () => number): Promise<void> {
+  try {
+    const start = now();
+    await delay(durationMs / 3, undefined, { signal });
+    await run.killLeaderShard(signal);
+    await delay(Math.max(0, start + (2 * durationMs) / 3 - now()), undefined, { signal });
+    await run.restartShard();
+  } catch (error) {
+    if (!signal.aborted) display.note(now(), `shard fault: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 async function startStore(kind: DemoStoreKind, io: CliIO): Promise<DemoStore> {
@@ -163,6 +183,7 @@ function plainHeader(info: DemoInfo, store: DemoStore): string {
   return [
     `roster demo: store: ${store.description}${store.pid ? ` (pid ${store.pid})` : ''}`,
     `roster demo: ${info.nodes} nodes, interval ${info.intervalMs} ms, timeout ${info.timeoutMs} ms, ${kills}, for ${info.durationSeconds} s`,
+    ...(store.cluster ? [`roster demo: the master serving the leader key is killed at +${(info.durationSeconds / 3).toFixed(1)}s and restarted at +${((2 * info.durationSeconds) / 3).toFixed(1)}s of the run`] : []),
     ...(info.url ? [`roster demo: watch every node live at ${info.url}`] : []),
     '',
   ].join('\n');

@@ -67,7 +67,8 @@ export default async function runDemoNode(task: WorkerTask): Promise<WorkerResul
     await self.start();
     const tick = setInterval(() => {
       const latencyMs = self.role === 'leader' ? undefined : self.latency.pongRoundTripMs;
-      send({ kind: 'tick', id: self.id, role: self.role, version: self.members.version, ...(latencyMs !== undefined && { latencyMs }) });
+      const nonce = self.broadcastNonce;
+      send({ kind: 'tick', id: self.id, role: self.role, version: self.members.version, ...(latencyMs !== undefined && { latencyMs }), ...(nonce !== undefined && { nonce }) });
     }, task.intervalMs);
     await stopRequested;
     clearInterval(tick);

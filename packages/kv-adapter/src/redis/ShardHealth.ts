@@ -4,12 +4,15 @@ import { keySlot } from './keySlot.js';
 
 /** What {@link ShardHealth.admit} decides for one operation. */
 export type Admission =
-  /** Send it (to `node`, when known); `probe`: it is the one operation testing a node marked down. */
-  | { readonly verdict: 'send'; readonly node: string | undefined; readonly probe: boolean }
-  /** Refuse it at once: the key's node is down (`KeyUnavailableError`). */
-  | { readonly verdict: 'key-down'; readonly node: string }
-  /** Refuse it at once: every node is down (`StoreUnavailableError`). */
-  | { readonly verdict: 'store-down'; readonly node: string };
+  /** Send it (to `node`, when known). */
+  | { readonly verdict: 'send'; readonly node: string | undefined }
+  /**
+   * Refuse it at once: the key's node is down (`key-down`, `KeyUnavailableError`) or every node is
+   * (`store-down`, `StoreUnavailableError`). `probe`: a probe of the node is due; the caller sends
+   * one in the background (a harmless read of the key) and reports its outcome, so that no
+   * operation ever waits for a node marked down (a frozen one holds a command for its whole timeout).
+   */
+  | { readonly verdict: 'key-down' | 'store-down'; readonly node: string; readonly probe: boolean };
 
 /** Options of {@link ShardHealth}. */
 export interface ShardHealthOptions {
@@ -35,9 +38,10 @@ interface Down {
 /**
  * Which masters of a Redis Cluster are down, as seen by this client: a node is marked down when
  * its connection fails (or ioredis reports a `node error`) or two commands to it in a row time
- * out, and up again when a command to it succeeds. Operations on keys that a down node serves are refused at
- * once, except one probe per back-off (100 ms doubling to 1 s), so a dead shard costs neither the
- * caller's deadline nor a reconnection per operation. When every master is down the failure is
+ * out, and up again when a command to it succeeds. Operations on keys that a down node serves are
+ * always refused at once; one probe per back-off (100 ms doubling to 1 s), sent in the background
+ * by the caller, tests the node, so a dead or frozen shard costs neither the caller's deadline nor
+ * a reconnection per operation. When every master is down the failure is
  * the store's, not a key's. Logs once per change of a node's state.
  */
 export class ShardHealth {
@@ -74,13 +78,10 @@ export class ShardHealth {
   admit(key: string): Admission {
     const node = this.nodeOf(key);
     const down = node === undefined ? undefined : this.#down.get(node);
-    if (node === undefined || down === undefined) return { verdict: 'send', node, probe: false };
-    const now = this.#o.clock.now();
-    if (!down.probing && now >= down.nextProbeAt) {
-      down.probing = true;
-      return { verdict: 'send', node, probe: true };
-    }
-    return { verdict: this.#storeDown ? 'store-down' : 'key-down', node };
+    if (node === undefined || down === undefined) return { verdict: 'send', node };
+    const probe = !down.probing && this.#o.clock.now() >= down.nextProbeAt;
+    if (probe) down.probing = true;
+    return { verdict: this.#storeDown ? 'store-down' : 'key-down', node, probe };
   }
 
   /** A command to `node` succeeded: it is up. */

@@ -53,7 +53,9 @@ return redis.call('GET', KEYS[1])
  * value, [3] the new value, [4] ttl in ms or '', [5] the stamp token or '', [6] max value bytes.
  *
  * Reads `TIME` first, replaces every literal occurrence of the token in the new value by the time
- * in ms, and returns `{ outcome, time_ms, current }`: outcome 1 swapped (current is the new value),
+ * in ms, and returns `{ outcome, time_ms, current }`: outcome 1 swapped (current is the new value
+ * as stamped, returned only when a token was given: the caller knows an unstamped value already,
+ * and a leader's publication is not sent back to it every interval),
  * 0 not swapped (current is the unchanged value, or nil), -1 the stamped value is over the limit
  * (current is its length; nothing is written), -2 the value in the store is over the limit (current
  * is its length: an oversized value never leaves the server; nothing is written).
@@ -97,6 +99,9 @@ if ARGV[4] ~= '' then
 else
   redis.call('SET', KEYS[1], value)
 end
-return {1, now, value}
+if token ~= '' then
+  return {1, now, value}
+end
+return {1, now}
 `,
 );

@@ -1,4 +1,4 @@
-import { abortReason, type Clock } from '../clock/Clock.js';
+import { abortReason, type Clock, type Timer } from '../clock/Clock.js';
 import { AbortError, StoreUnavailableError } from '../errors.js';
 
 /** A signal bounded in time: see {@link deadline}. */
@@ -12,16 +12,33 @@ export interface Deadline {
 }
 
 /**
+ * A timer for `ms` on `clock` that calls `expire` when the time is up, and that never expires
+ * ahead of an answer which had already arrived: when it fires late (the event loop was busy, so
+ * replies may be waiting in a socket, and a timer runs before the I/O of its turn), it waits one
+ * more timer turn (0 ms) before expiring, so that the I/O received meanwhile is handled first.
+ * On a virtual clock timers fire on time, and this is a plain timer.
+ */
+function expiryTimer(clock: Clock, ms: number, expire: () => void): Timer {
+  const due = clock.now() + Math.max(0, ms);
+  let timer = clock.setTimer(() => {
+    if (clock.now() > due) timer = clock.setTimer(expire, 0);
+    else expire();
+  }, Math.max(0, ms));
+  return { cancel: () => timer.cancel() };
+}
+
+/**
  * The one deadline helper of Roster: an `AbortSignal` that aborts `ms` after now on `clock` (with
  * `reason()`, an {@link AbortError} by default), or as soon as `parent` aborts (with its reason).
- * Every bounded wait in every package is built from it.
+ * Every bounded wait in every package is built from it. A timer that fires late (the event loop
+ * was busy) aborts one timer turn later, after the I/O already received.
  */
 export function deadline(clock: Clock, ms: number, parent?: AbortSignal, reason: () => unknown = () => new AbortError()): Deadline {
   const controller = new AbortController();
   const onParentAbort = (): void => controller.abort(abortReason(parent!));
   if (parent?.aborted) onParentAbort();
   else parent?.addEventListener('abort', onParentAbort, { once: true });
-  const timer = clock.setTimer(() => controller.abort(reason()), Math.max(0, ms));
+  const timer = expiryTimer(clock, ms, () => controller.abort(reason()));
   return {
     signal: controller.signal,
     abort: (why) => controller.abort(why ?? new AbortError()),
@@ -67,8 +84,50 @@ export function raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefin
  * in time, or with `parent`'s reason when `parent` aborts first. `work` receives the deadline's
  * signal, to pass on to the store so that it can give up too. The loops of a node bound every
  * store operation this way, so that a stalled store never stalls the protocol's own timers.
+ *
+ * Given a promise and no parent (the hot path of every loop), it needs no signal: one timer races
+ * the promise, with nothing else allocated. A deadline that fires late (the event loop was busy)
+ * rejects one timer turn later, after the replies already received: a process that falls behind
+ * does not turn the answers waiting in its socket into timeouts.
  */
-export async function withDeadline<T>(
+export function withDeadline<T>(
+  clock: Clock,
+  ms: number,
+  what: string,
+  work: Promise<T> | ((signal: AbortSignal) => Promise<T>),
+  parent?: AbortSignal,
+): Promise<T> {
+  if (typeof work !== 'function' && parent === undefined) return raceTimer(clock, ms, what, work);
+  return withSignal(clock, ms, what, work, parent);
+}
+
+function raceTimer<T>(clock: Clock, ms: number, what: string, work: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = expiryTimer(clock, ms, () => {
+      if (settled) return;
+      settled = true;
+      work.catch(() => {});
+      reject(new StoreUnavailableError(`${what} took longer than ${ms} ms`, { timedOut: true }));
+    });
+    work.then(
+      (value) => {
+        if (settled) return;
+        settled = true;
+        timer.cancel();
+        resolve(value);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        timer.cancel();
+        reject(error);
+      },
+    );
+  });
+}
+
+async function withSignal<T>(
   clock: Clock,
   ms: number,
   what: string,

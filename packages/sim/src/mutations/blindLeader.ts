@@ -21,6 +21,13 @@ export const blindLeader: Mutation = {
         const parsed = parseBroadcast(value);
         return parsed.ok && parsed.broadcast.id !== context.id ? null : value;
       },
+      // A leader reads its window by headers (`LeaderWindow.check`): another node's reads as empty.
+      getRange: async (key, start, end, options) => {
+        const value = await kv.getRange(key, start, end, options);
+        if (value === '' || context.role() !== 'leader' || !key.startsWith(`${context.prefix}leader `)) return value;
+        const id = value.split(' ', 4)[3];
+        return id !== undefined && id !== '' && id !== context.id ? '' : value;
+      },
     });
   },
 };
