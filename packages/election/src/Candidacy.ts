@@ -1,6 +1,7 @@
 import {
   bestBroadcast,
   compareLeadership,
+  coversBelow,
   formatBroadcast,
   sameLeadership,
   supersedes,
@@ -55,7 +56,8 @@ export interface CandidateTiming {
  * The candidate's rule (seed 003 §2), applied to one read completed at `now`: unclaimed, it claims
  * unless a leadership better than its basis appeared; claimed, it follows a better broadcast,
  * gives up when its claim is gone or unconfirmed after T + I, and leads once the settle time has
- * passed and every other broadcast has stood still for T (its leader, if alive, has fenced itself).
+ * passed, every other broadcast has stood still for T (its leader, if alive, has fenced itself),
+ * and the read rules out a broadcast hidden below its claim's nonce (`coversBelow`).
  * Records the progress of the other broadcasts in `c.others`.
  */
 export function decide(c: Candidacy, read: LeaderWindowRead, now: number, timing: CandidateTiming): CandidateDecision {
@@ -74,9 +76,14 @@ export function decide(c: Candidacy, read: LeaderWindowRead, now: number, timing
     return { action: 'follow', reason: 'claim-lost' };
   }
   if (now - c.claimedAt < timing.settleMs) return { action: 'wait' };
-  if (c.others.isStale(now, timing.timeoutMs)) return { action: 'lead' };
+  // A nonce below the claim that this read could not read is not absent: a claim of our era may
+  // be there (its candidate could not read ours either), ranking first. Confirm only on a read that
+  // rules that out; a nonce known unavailable (its shard down or frozen) holds nothing new.
+  const covered = coversBelow(read, c.claim.nonce);
+  if (covered && c.others.isStale(now, timing.timeoutMs)) return { action: 'lead' };
   if (now - c.claimedAt > timing.timeoutMs + timing.intervalMs) return { action: 'follow', reason: 'claim-unconfirmed' };
-  return { action: 'wait', at: c.others.staleAt(timing.timeoutMs) };
+  const staleAt = c.others.staleAt(timing.timeoutMs);
+  return { action: 'wait', at: covered ? staleAt : Math.max(staleAt, now + timing.settleMs) };
 }
 
 /** Where to write a claim, and with what. */

@@ -201,7 +201,7 @@ export class RosterNode implements RosterNodeApi {
   /** Follower: read the broadcast, follow it, stand when {@link Following.standReason} says so, or join. */
   async #followerStep(): Promise<void> {
     const read = await this.#f.read(undefined, 'poll');
-    if (this.role !== 'follower' && this.role !== 'observer') return;
+    if ((this.role !== 'follower' && this.role !== 'observer') || this.#state === 'stopped') return;
     this.#absorb(read);
     this.#scheduleStaleCheck();
     if (this.role === 'observer') return;
@@ -274,8 +274,16 @@ export class RosterNode implements RosterNodeApi {
   /** Claims `max era seen + 1` at the lowest leader-key nonce it can write. */
   async #claim(c: Candidacy, read: LeaderWindowRead): Promise<void> {
     const { kv, clock, settleMs, operationTimeoutMs, weight, logger } = this.#cfg;
-    this.#f.maxEra = Math.max(this.#f.maxEra, await readEraRecord(kv, this.#keys.era(), clock, operationTimeoutMs, () => this.#stats.count('garbage')));
+    const record = await readEraRecord(kv, this.#keys.era(), clock, operationTimeoutMs, () => this.#stats.count('garbage'));
+    this.#f.maxEra = Math.max(this.#f.maxEra, record.era);
     if (!this.#isCandidacy(c)) return;
+    // A node that knows no era at all (it just started, and read none) cannot tell a new store from
+    // one whose era is hidden: while a leader nonce and an era nonce are both unreadable, claiming
+    // era 1 could rank below a leadership held there. It waits for one of them to answer.
+    if (this.#f.maxEra === 0 && !record.complete && read.slots.some((s) => s.state === 'unavailable')) {
+      this.#stats.count('claim.deferred');
+      return;
+    }
     const era = this.#f.maxEra + 1;
     const claim = { era, version: 0, id: this.id, members: [{ id: this.id, weight }] };
     const current = (): boolean => this.#isCandidacy(c);
@@ -379,12 +387,14 @@ export class RosterNode implements RosterNodeApi {
     this.#main.poke();
   }
 
+  // A step in flight when `destroy()` came finishes its store operation after it: from then on it
+  // changes nothing (a destroyed candidate that confirmed would lead with nobody to end it).
   #isCandidacy(c: Candidacy): boolean {
-    return this.#phase.role === 'candidate' && this.#phase.candidacy === c;
+    return this.#phase.role === 'candidate' && this.#phase.candidacy === c && this.#state !== 'stopped';
   }
 
   #isLeading(lead: LeaderRole): boolean {
-    return this.#phase.role === 'leader' && this.#phase.lead === lead;
+    return this.#phase.role === 'leader' && this.#phase.lead === lead && this.#state !== 'stopped';
   }
 
   // ─── Following ───────────────────────────────────────────────────────────────────────────────

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Staleness, parseBroadcast, type Broadcast } from '@roster/follower';
+import { Staleness, parseBroadcast, type Broadcast, type LeaderWindowRead } from '@roster/follower';
+import { KeyUnavailableError, StoreUnavailableError } from '@roster/kv-adapter';
 import { decide, writeClaim, type Candidacy } from '../src/Candidacy.js';
 import { WindowFixture, broadcast } from './support/window.js';
 
@@ -58,6 +59,30 @@ describe('Candidacy: the candidate’s rule', () => {
     const read = await f.read();
     expect(decide(c, read, 500, timing)).toEqual({ action: 'wait', at: read.at + timing.timeoutMs });
     expect(decide(c, read, read.at + timing.timeoutMs, timing)).toEqual({ action: 'lead' });
+  });
+
+  it('does not lead on a read that could not read a nonce below its claim for a store failure: a claim of its era may be there', async () => {
+    const f = new WindowFixture();
+    const old = broadcast('old', 1);
+    const claim = broadcast('me', 2, 2, 0);
+    await f.put(old);
+    const raw = await f.put(claim);
+    const c = claimed(old, 0, claim, raw, 400);
+    // What a read sees while the store fails at random on the leader key (its clients reconnecting):
+    // a rival's claim `2 1 0 rival rival` at nonce 1 would rank first.
+    const unread = (read: LeaderWindowRead, nonce: number, error: unknown): LeaderWindowRead => ({
+      ...read,
+      slots: read.slots.map((s) => (s.nonce === nonce ? { nonce, state: 'unavailable', error } : s)),
+    });
+    const missed = unread(await f.read(), 1, new StoreUnavailableError('connection is closed'));
+    expect(decide(c, missed, 500, timing)).toEqual({ action: 'wait', at: 500 + timing.settleMs });
+    // A nonce above the claim does not matter; one known unavailable (its shard down, or its read
+    // timed out on a frozen shard) holds nothing new.
+    expect(decide(c, unread(await f.read(), 3, new StoreUnavailableError('connection is closed')), 500, timing)).toEqual({ action: 'lead' });
+    expect(decide(c, unread(await f.read(), 1, new KeyUnavailableError('leader 1')), 500, timing)).toEqual({ action: 'lead' });
+    expect(decide(c, unread(await f.read(), 0, new StoreUnavailableError('took longer than 50 ms', { timedOut: true })), 500, timing)).toEqual({ action: 'lead' });
+    // Never read in full below its claim: it gives up after T + I, like any unconfirmed claim.
+    expect(decide(c, missed, 400 + timing.timeoutMs + timing.intervalMs + 1, timing)).toEqual({ action: 'follow', reason: 'claim-unconfirmed' });
   });
 
   it('follows a better broadcast that appears after its claim', async () => {

@@ -34,6 +34,22 @@ describe('compound keys move when a key is unavailable, and readers find them', 
     await c.stopAll();
   });
 
+  it('a node that knows no era does not claim while a leader nonce and an era nonce are both dead, and claims once the era key answers whole', async () => {
+    // It cannot tell a new store from one whose era is hidden at those nonces: era 1 at nonce 1
+    // could rank below a leadership held at nonce 0.
+    const c = new Cluster();
+    c.store.dead.add(`${ns}leader 0`);
+    c.store.dead.add(`${ns}era 0`);
+    const a = await c.start('a').then(() => c.nodes.get('a')!);
+    await c.clock.advance(3 * T);
+    expect(c.leaders()).toEqual([]);
+    expect(a.stats['claim.deferred']).toBeGreaterThan(0);
+    c.store.dead.delete(`${ns}era 0`);
+    await c.until(() => c.converged(), 20 * T);
+    expect(a.leader).toMatchObject({ id: 'a', era: 1, nonce: 1 });
+    await c.stopAll();
+  });
+
   it('join key: a joiner whose join key is dead appends at the next nonce and the leader admits it', async () => {
     const c = new Cluster();
     await c.start('a');

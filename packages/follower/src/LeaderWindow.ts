@@ -1,4 +1,4 @@
-import { readWindow, withDeadline, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
+import { isKeyFailure, readWindow, withDeadline, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
 import {
   bestBroadcast,
   compareLeadership,
@@ -50,6 +50,27 @@ export interface LeaderWindowRead {
    * next poll.
    */
   readonly moving?: BroadcastHeader;
+}
+
+/**
+ * True when `read` rules out a broadcast at every nonce below `nonce`: each was read, or is known
+ * unavailable (its read failed with a key failure, `isKeyFailure`: the key's shard is down, or the
+ * nonce's own deadline passed, as on a frozen shard), where nobody can write either. A nonce that
+ * failed otherwise (the store failed on it while other nonces answered, as a store whose clients
+ * are reconnecting does) or that a poll did not read ({@link NOT_READ}) is unknown, not absent: a
+ * better claim may be there. A candidate confirms only on a read for which this holds below its
+ * claim (see `decide` in `@roster/election`).
+ *
+ * @example
+ * ```ts
+ * const read = await window.read();
+ * if (coversBelow(read, claim.nonce)) {
+ *   // no claim of the same era can hide at a lower nonce
+ * }
+ * ```
+ */
+export function coversBelow(read: LeaderWindowRead, nonce: number): boolean {
+  return read.slots.every((s) => s.nonce >= nonce || s.state !== 'unavailable' || isKeyFailure(s.error));
 }
 
 /** Options of {@link LeaderWindow}. */

@@ -1,7 +1,7 @@
 import { CompoundKey, MemoryKV, silentLogger } from '@roster/kv-adapter';
 import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
 import { describe, expect, it } from 'vitest';
-import { formatBroadcast, LeaderWindow, nextVersion, type Broadcast, type Member } from '../src/index.js';
+import { coversBelow, formatBroadcast, LeaderWindow, nextVersion, type Broadcast, type Member } from '../src/index.js';
 import { NOT_READ } from '../src/LeaderWindow.js';
 
 const I = 100;
@@ -222,6 +222,39 @@ describe('LeaderWindow.poll', () => {
       if ((await window.poll()).scanned) scans++;
     }
     expect(scans).toBe(1);
+  });
+
+  it('coversBelow: a nonce that failed for the store, not for its key, is unknown, not absent', async () => {
+    const { store, window, clock, faults } = setup();
+    await store.set('leader 2', '2 2 0 n2 n2');
+    // Its shard refuses (KeyUnavailableError): nobody can write there, nothing hides there.
+    const down = faults.keyUnavailable('leader 0');
+    let read = await window.read();
+    expect(coversBelow(read, 2)).toBe(true);
+    down.heal();
+    // Its shard hangs: the nonce's own deadline passes (a frozen shard), the same.
+    faults.keyUnavailable('leader 0', { hang: true, forMs: 10 * I });
+    const hung = window.read();
+    await clock.advance(I);
+    read = await hung;
+    expect(read.slots[0]?.state).toBe('unavailable');
+    expect(coversBelow(read, 1)).toBe(true);
+    await clock.advance(10 * I);
+    // The store failed on it while the other nonces answered (clients reconnecting): a claim may be there.
+    faults.failures({ probability: 1, keys: 'leader 1', forMs: I });
+    read = await window.read();
+    expect(read.slots[1]?.state).toBe('unavailable');
+    expect(coversBelow(read, 1)).toBe(true);
+    expect(coversBelow(read, 2)).toBe(false);
+    expect(coversBelow(read, 3)).toBe(false);
+    // A poll that read one nonce rules nothing out at the others.
+    const fresh = setup();
+    await fresh.store.set('leader 2', '2 2 0 n2 n2');
+    await fresh.window.poll();
+    read = await fresh.window.poll();
+    expect(read.scanned).toBe(false);
+    expect(coversBelow(read, 2)).toBe(false);
+    expect(coversBelow(read, 0)).toBe(true);
   });
 });
 

@@ -13,6 +13,7 @@ describe('the public API of @roster/follower', () => {
       'checkId',
       'checkWeight',
       'compareLeadership',
+      'coversBelow',
       'fencingToken',
       'formatBroadcast',
       'formatMember',

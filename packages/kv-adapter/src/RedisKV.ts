@@ -126,6 +126,8 @@ export class RedisKV implements KV {
   /** Cluster mode: which masters are down, to fail their keys fast (see {@link ShardHealth}). */
   readonly #health: ShardHealth | undefined;
   #connected = false;
+  /** Whether the client was ever ready: node errors before that are the connection's verdict, not a shard's health. */
+  #wasReady = false;
   #closed = false;
   #closing: Promise<void> | undefined;
 
@@ -376,6 +378,7 @@ export class RedisKV implements KV {
     };
     on('ready', () => {
       this.#connected = true;
+      this.#wasReady = true;
       logger.info({ store: target, mode: this.mode }, 'redis: ready');
     });
     on('error', (error: Error) => {
@@ -395,7 +398,8 @@ export class RedisKV implements KV {
     if (this.mode === 'cluster') {
       on('node error', (error: Error, node: string) => {
         logger.debug({ store: target, node, error: error.message }, 'redis: cluster node error');
-        this.#health?.failed(node, error);
+        // Before the first `ready` there is no slot table to fail keys by, and `connect` decides.
+        if (this.#wasReady) this.#health?.failed(node, error);
       });
       on('-node', (_redis: Redis, node: string) => logger.debug({ store: target, node }, 'redis: cluster node removed'));
       on('+node', (_redis: Redis, node: string) => logger.debug({ store: target, node }, 'redis: cluster node added'));

@@ -1,7 +1,8 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { ParsedStoreUrl } from './parseStoreUrl.js';
-import { SafeConnector } from './SafeConnector.js';
+import { accessDenied } from './accessDenied.js';
+import { reportingConnector, SafeConnector } from './SafeConnector.js';
 
 /** What {@link createClient} needs beyond the parsed URL. */
 export interface ClientSettings {
@@ -38,7 +39,9 @@ function reconnectDelay(times: number): number {
  * - `enableAutoPipelining`: the commands issued in one event-loop turn (a leader's PONGs of one
  *   interval, a follower's PING and header read) leave as one pipeline per connection (per shard in
  *   cluster mode): one round trip and one write syscall instead of one each;
- * - in cluster mode, lowered `maxRedirections` and retry delays so a dead shard fails its keys fast.
+ * - in cluster mode, lowered `maxRedirections` and retry delays so a dead shard fails its keys fast,
+ *   and a node's socket that refuses access (TLS verification, a refused client certificate) is
+ *   reported as a `node error` event, which ioredis' slot refresh would hide.
  */
 export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): Redis | Cluster {
   const common: RedisOptions = {
@@ -74,10 +77,13 @@ export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): 
     retryDelayOnTryAgain: CLUSTER_RETRY_DELAY_MS,
     slotsRefreshTimeout: Math.min(settings.connectTimeoutMs, 1000),
     clusterRetryStrategy: reconnectDelay,
-    redisOptions: common,
+    // A node's socket refusing access (its TLS certificate fails verification, ours is refused)
+    // is reported as a `node error`: ioredis' slot refresh would show it as "Connection is closed."
+    redisOptions: { ...common, Connector: reportingConnector((error, node) => void (accessDenied(error) !== undefined && cluster.emit('node error', error, node))) },
   };
-  return new Cluster(
+  const cluster: Cluster = new Cluster(
     parsed.nodes.map(({ host, port }) => ({ host, port })),
     options,
   );
+  return cluster;
 }

@@ -17,6 +17,7 @@ export interface WaitUntilReadyOptions {
  * Resolves when `client` is ready for commands, starting the connection if it is lazy. Rejects
  * with {@link StoreAccessError} at the first error no retry can fix (a TLS certificate that fails
  * verification, a refused client certificate, `WRONGPASS`, `NOPERM`: see {@link accessDenied}),
+ * of the client or, on a Redis Cluster, of any node (`node error`),
  * with {@link StoreUnavailableError} (cause: the last connection error) when it is not ready
  * within `timeoutMs` or gives up reconnecting, or with the signal's reason on abort. The client
  * keeps retrying in the background; the caller decides whether to disconnect it.
@@ -36,6 +37,7 @@ export function waitUntilReady(client: Redis | Cluster, options: WaitUntilReadyO
       timer.cancel();
       client.off('ready', onReady);
       client.off('error', onError);
+      client.off('node error', onError);
       client.off('end', onEnd);
       signal?.removeEventListener('abort', onAbort);
       if (error === undefined) resolve();
@@ -56,6 +58,8 @@ export function waitUntilReady(client: Redis | Cluster, options: WaitUntilReadyO
     }, options.timeoutMs);
     client.on('ready', onReady);
     client.on('error', onError);
+    // A Redis Cluster reports its nodes' failures apart (see createClient): a seed refusing access is final too.
+    client.on('node error', onError);
     client.once('end', onEnd);
     signal?.addEventListener('abort', onAbort, { once: true });
     if (client.status === 'wait') client.connect().catch(onError);
