@@ -67,7 +67,11 @@ export class Following {
     if (best === undefined) return undefined;
     const prev = this.bestSeen;
     const wentBack = !sameLeadership(best, prev) || (prev !== undefined && best.version < prev.version);
-    const moveOn = role === 'observer' && wentBack && this.staleness.isStale(read.at, timeoutMs);
+    // An observer never stands, so after the store lost its data it moves on to what the store
+    // holds once what it remembered went stale; but only on a read of every nonce: a nonce it
+    // could not read may hold the leadership it remembered, moving on (a lower era, say) there.
+    const readAll = read.slots.every((s) => s.state !== 'unavailable');
+    const moveOn = role === 'observer' && wentBack && readAll && this.staleness.isStale(read.at, timeoutMs);
     if (!supersedes(best, this.bestSeen) && !moveOn) return undefined;
     // Stillness is timed from the start of the read that first saw the change: the change landed
     // after `startedAt − read latency` at the earliest, so a leader whose lease ends R after its

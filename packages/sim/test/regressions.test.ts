@@ -276,4 +276,24 @@ describe('regressions found by the simulator', () => {
     });
     expect(checkRun(run).violations).toEqual([]);
   });
+  it('an observer does not move on to a lower era because the nonces of the leadership it follows were too slow to read (observer-moves-on-partial-read)', async () => {
+    // Found by a 100,000-scenario run (seed 20261124, scenario 5,422). n1 led era 1 at nonce 0 and
+    // was restarted; as n1#2 it led era 2 from nonce 1, then moved to nonces 2 and 3 while every
+    // command took 95–803 ms. The observer n3 followed era 2; its reads of nonces 1–3 then timed
+    // out while the stale era-1 value at nonce 0 answered, and after T it "moved on" to era 1, as
+    // an observer does after the store lost its data. Moving on needs a read of every nonce.
+    const run = await runScenario({
+      seed: 1_879_048_180,
+      timing,
+      steps: [
+        { at: 0, do: 'start', node: 'n1' },
+        { at: 0, do: 'start', node: 'n3', observer: true },
+        { at: 1600, do: 'start', node: 'n2' },
+        { at: 18_000, do: 'restart', node: 'n1' },
+        { at: 21_605, do: 'latency', minMs: 95, maxMs: 803, forMs: 9400 },
+        { at: 27_500, do: 'restart', node: 'n2' },
+      ],
+    });
+    expect(checkRun(run).violations).toEqual([]);
+  });
 });
