@@ -1,6 +1,7 @@
 /**
- * `@roster/kv-adapter/testing`: the test doubles of Roster's storage layer. Nothing here is
- * needed in production; the main entry `@roster/kv-adapter` exports none of it.
+ * `@roster/kv-adapter/testing`: the test doubles of Roster's storage layer, and a local Redis
+ * Cluster. Nothing here is needed by a node in production; the main entry `@roster/kv-adapter`
+ * exports none of it.
  *
  * - {@link VirtualClock}: a deterministic {@link Clock} whose time moves only when told to.
  * - {@link FaultInjector} and {@link FaultyKV}: a real store behind per-node views that inject

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { LOOPBACK_HOST as HOST, LocalRedisCluster, freeLoopbackPort, redisCommand, waitFor, type LocalRedisShard } from '@roster/kv-adapter/testing';
 import { redisServerBinary } from './binaries.js';
-import { spawnTracked, terminate, type Tracked } from './processes.js';
+import { onSignalCleanup, spawnTracked, terminate, type Tracked } from './processes.js';
 import { tempDir } from './tempDir.js';
 
 const run = promisify(execFile);
@@ -65,7 +65,15 @@ export async function startRedisServer(): Promise<RedisServer> {
 /** Starts a Redis Cluster of `n` masters (no replicas, `cluster-require-full-coverage no`). */
 export async function startRedisCluster(n = 3): Promise<RedisClusterServers> {
   const cluster = await LocalRedisCluster.start({ binary: redisServerBinary(), masters: n, args: MAX_CLIENTS });
-  return { masters: cluster.shards, url: cluster.url, stop: () => cluster.stop() };
+  const unregister = onSignalCleanup(() => cluster.stop()); // a Ctrl-C of the bench stops it too
+  return {
+    masters: cluster.shards,
+    url: cluster.url,
+    async stop() {
+      unregister();
+      await cluster.stop();
+    },
+  };
 }
 
 /** `redis-server --version`, e.g. `7.0.15`. */
