@@ -6,10 +6,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { freeLoopbackPort } from '@roster/kv-adapter/testing';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { TestCertificates } from './certificates.js';
 import { REDIS_HOST, redisCliBinary, redisServerBinary } from './redis.js';
@@ -49,27 +49,9 @@ const live = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
-const taken = new Set<number>();
-
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, REDIS_HOST, () => server.close(() => resolve(true)));
-  });
-}
-
 /** A free port `p` (with `p + 10000` free too, for a cluster bus), never the same twice. */
-async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 35_000);
-    if (taken.has(port)) continue;
-    if ((await portIsFree(port)) && (await portIsFree(port + 10_000))) {
-      taken.add(port);
-      return port;
-    }
-  }
-  throw new Error('no free port pair found on the loopback address');
+function freePort(): Promise<number> {
+  return freeLoopbackPort({ alsoFree: [10_000] });
 }
 
 function tlsArgs(certs: TestCertificates, options: StartTlsRedisOptions): string[] {

@@ -1,12 +1,16 @@
 /**
- * `@roster/kv-adapter/testing`: the test doubles of Roster's storage layer. Nothing here is
- * needed in production; the main entry `@roster/kv-adapter` exports none of it.
+ * `@roster/kv-adapter/testing`: the test doubles of Roster's storage layer, and a local Redis
+ * Cluster. Nothing here is needed by a node in production; the main entry `@roster/kv-adapter`
+ * exports none of it.
  *
  * - {@link VirtualClock}: a deterministic {@link Clock} whose time moves only when told to.
  * - {@link FaultInjector} and {@link FaultyKV}: a real store behind per-node views that inject
  *   unavailable keys, store outages, failures and latency, and log every operation.
  * - {@link MemoryLogger}: a logger that records what was logged.
  * - {@link SeededRandom}: the reproducible random source behind probabilistic faults.
+ * - {@link LocalRedisCluster}: a real Redis Cluster of local `redis-server` processes whose
+ *   shards can be killed, paused and restarted; with the small helpers it is built on
+ *   ({@link freeLoopbackPort}, {@link redisCommand}, {@link waitFor}).
  *
  * @example
  * ```ts
@@ -43,3 +47,7 @@ export {
 export { type KeySelector } from './faults/keys.js';
 export { type OperationRecord, formatOperation } from './faults/OperationLog.js';
 export { SeededRandom } from './faults/random.js';
+export { LocalRedisCluster, type LocalRedisClusterOptions, type LocalRedisShard } from './testing/localRedis/LocalRedisCluster.js';
+export { LOOPBACK_HOST, freeLoopbackPort, type FreeLoopbackPortOptions } from './testing/localRedis/loopback.js';
+export { redisCommand, type RedisCommandOptions } from './testing/localRedis/redisCommand.js';
+export { waitFor, type WaitForOptions } from './testing/localRedis/waitFor.js';

@@ -41,14 +41,19 @@ describe('the public API of @roster/kv-adapter', () => {
     ]);
   });
 
-  it('the testing entry exports exactly the test doubles', async () => {
+  it('the testing entry exports exactly the test doubles and the local Redis Cluster', async () => {
     expect(Object.keys(await import('../src/testing.js')).sort()).toEqual([
       'FaultInjector',
       'FaultyKV',
+      'LOOPBACK_HOST',
+      'LocalRedisCluster',
       'MemoryLogger',
       'SeededRandom',
       'VirtualClock',
       'formatOperation',
+      'freeLoopbackPort',
+      'redisCommand',
+      'waitFor',
     ]);
   });
 

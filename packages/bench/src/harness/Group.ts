@@ -4,7 +4,7 @@
  * (SIGKILL, SIGSTOP/SIGCONT, SIGTERM, a new node) and read the lines that follow.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { waitUntil } from '../infra/net.js';
+import { waitFor } from '@roster/kv-adapter/testing';
 import { isRunning, kill, spawnTracked, terminate, type Tracked } from '../infra/processes.js';
 import type { NodeLine, System } from '../systems/System.js';
 
@@ -96,7 +96,7 @@ export class Group {
    * lists exactly the live nodes.
    */
   async waitSteady(timeoutMs = 30_000, quietMs = this.system.timeoutMs): Promise<GroupNode> {
-    await waitUntil(
+    await waitFor(
       () => {
         const live = this.live();
         if (live.length === 0 || live.some((n) => !n.ready || n.paused) || !this.leader()) return false;
@@ -108,8 +108,7 @@ export class Group {
         }
         return true;
       },
-      timeoutMs,
-      `${this.system.label}: a steady group (${this.describe()})`,
+      { timeoutMs, what: `${this.system.label}: a steady group (${this.describe()})`, everyMs: 25 },
     );
     return this.leader()!;
   }

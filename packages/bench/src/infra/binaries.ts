@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, join } from 'node:path';
 
 function onPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
@@ -16,13 +16,6 @@ function required(name: string, found: string | undefined, hint: string): string
 /** `redis-server`: `$ROSTER_REDIS_SERVER`, else the first on `PATH`. */
 export function redisServerBinary(): string {
   return required('redis-server', process.env.ROSTER_REDIS_SERVER || onPath('redis-server'), 'apt-get install redis-server, or set ROSTER_REDIS_SERVER');
-}
-
-/** `redis-cli`: `$ROSTER_REDIS_CLI`, else next to redis-server, else on `PATH`. */
-export function redisCliBinary(): string {
-  if (process.env.ROSTER_REDIS_CLI) return process.env.ROSTER_REDIS_CLI;
-  const beside = join(dirname(redisServerBinary()), 'redis-cli');
-  return required('redis-cli', existsSync(beside) ? beside : onPath('redis-cli'), 'apt-get install redis-tools, or set ROSTER_REDIS_CLI');
 }
 
 /** `etcd`: `$ROSTER_ETCD`, else the first on `PATH`. */

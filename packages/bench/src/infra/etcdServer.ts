@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { etcdBinary } from './binaries.js';
-import { HOST, freePort, waitUntil } from './net.js';
+import { LOOPBACK_HOST as HOST, freeLoopbackPort, waitFor } from '@roster/kv-adapter/testing';
 import { spawnTracked, terminate } from './processes.js';
 import { tempDir } from './tempDir.js';
 
@@ -19,8 +19,8 @@ export interface EtcdServer {
 /** Starts etcd with its default timing (heartbeat 100 ms, election 1000 ms). */
 export async function startEtcd(): Promise<EtcdServer> {
   const dir = await tempDir('roster-bench-etcd-');
-  const clientPort = await freePort();
-  const peerPort = await freePort();
+  const clientPort = await freeLoopbackPort();
+  const peerPort = await freeLoopbackPort();
   const url = `http://${HOST}:${clientPort}`;
   const peer = `http://${HOST}:${peerPort}`;
   const proc = spawnTracked(etcdBinary(), [
@@ -39,7 +39,7 @@ export async function startEtcd(): Promise<EtcdServer> {
     await dir.remove();
   };
   try {
-    await waitUntil(async () => (await fetch(`${url}/health`)).ok, 20_000, `etcd on ${url}`, 100);
+    await waitFor(async () => (await fetch(`${url}/health`)).ok, { timeoutMs: 20_000, what: `etcd on ${url}`, everyMs: 100 });
   } catch (error) {
     await stop();
     throw new Error(`${(error as Error).message}\n${proc.stderrTail()}`);

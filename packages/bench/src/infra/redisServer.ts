@@ -1,17 +1,18 @@
 /**
- * Real `redis-server` processes for the bench: one server, or a Redis Cluster of masters joined
- * with `redis-cli --cluster create`. Loopback only, no persistence, temp working directories.
+ * Real `redis-server` processes for the bench: one server, or a Redis Cluster (kv-adapter's
+ * `LocalRedisCluster`). Loopback only, no persistence, temp working directories.
  */
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
-import { redisCliBinary, redisServerBinary } from './binaries.js';
-import { HOST, freePort, waitUntil } from './net.js';
-import { spawnTracked, terminate, type Tracked } from './processes.js';
+import { LOOPBACK_HOST as HOST, LocalRedisCluster, freeLoopbackPort, redisCommand, waitFor, type LocalRedisShard } from '@roster/kv-adapter/testing';
+import { redisServerBinary } from './binaries.js';
+import { onSignalCleanup, spawnTracked, terminate, type Tracked } from './processes.js';
 import { tempDir } from './tempDir.js';
 
 const run = promisify(execFile);
+
+/** Every server of the bench takes this many clients (the scale cases open thousands). */
+const MAX_CLIENTS = ['--maxclients', '20000'];
 
 /** One running redis-server. */
 export interface RedisServer {
@@ -24,90 +25,55 @@ export interface RedisServer {
 
 /** A running Redis Cluster. */
 export interface RedisClusterServers {
-  readonly masters: readonly RedisServer[];
+  readonly masters: readonly LocalRedisShard[];
   /** The seed list as a Roster store URL: `127.0.0.1:p1,127.0.0.1:p2,…`. */
   readonly url: string;
   stop(): Promise<void>;
 }
 
-/** Sends one command on a fresh connection. */
-export async function redisCommand(port: number, args: readonly (string | number)[], timeoutMs = 5000): Promise<unknown> {
-  const client = new Redis({ host: HOST, port, lazyConnect: true, connectTimeout: timeoutMs, commandTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    return await client.call(String(args[0]), ...args.slice(1).map(String));
-  } finally {
-    client.disconnect();
-  }
-}
-
-async function startOne(dir: string, extra: readonly string[], alsoFree: readonly number[] = []): Promise<RedisServer> {
-  const port = await freePort(alsoFree);
-  const args = ['--port', String(port), '--bind', HOST, '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--maxclients', '20000', ...extra];
-  const proc: Tracked = spawnTracked(redisServerBinary(), args);
-  try {
-    await waitUntil(async () => (await redisCommand(port, ['PING'], 500)) === 'PONG', 10_000, `redis-server on port ${port}`, 50);
-  } catch (error) {
-    await terminate(proc);
-    throw new Error(`${(error as Error).message}\n${proc.stderrTail()}`);
-  }
-  return {
-    host: HOST,
-    port,
-    url: `redis://${HOST}:${port}`,
-    stop: () => terminate(proc),
-  };
-}
-
-/** Starts one redis-server on a free loopback port. */
+/**
+ * Starts one redis-server on a free loopback port. It runs as a tracked process of the bench
+ * (like etcd and the contenders), not as a cluster of one, since the bench measures a plain server.
+ */
 export async function startRedisServer(): Promise<RedisServer> {
   const dir = await tempDir('roster-bench-redis-');
-  const server = await startOne(dir.path, []).catch(async (error: unknown) => {
-    await dir.remove();
-    throw error;
-  });
-  return {
-    ...server,
-    async stop() {
-      await server.stop();
-      await dir.remove();
-    },
-  };
-}
-
-/** Starts `n` (≥ 3) cluster-enabled masters and creates the cluster. */
-export async function startRedisCluster(n = 3): Promise<RedisClusterServers> {
-  const dir = await tempDir('roster-bench-cluster-');
-  const masters: RedisServer[] = [];
-  const stop = async (): Promise<void> => {
-    await Promise.all(masters.map((m) => m.stop()));
-    await dir.remove();
-  };
   try {
-    for (let i = 0; i < n; i++) {
-      masters.push(
-        await startOne(dir.path, ['--cluster-enabled', 'yes', '--cluster-require-full-coverage', 'no', '--cluster-config-file', join(dir.path, `nodes-${i}.conf`), '--cluster-node-timeout', '3000'], [10_000]),
-      );
+    const port = await freeLoopbackPort();
+    const args = ['--port', String(port), '--bind', HOST, '--dir', dir.path, '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...MAX_CLIENTS];
+    const proc: Tracked = spawnTracked(redisServerBinary(), args);
+    try {
+      await waitFor(async () => (await redisCommand(port, ['PING'], { timeoutMs: 500 })) === 'PONG', { timeoutMs: 10_000, what: `redis-server on port ${port}` });
+    } catch (error) {
+      await terminate(proc);
+      throw new Error(`bench: ${(error as Error).message}\n${proc.stderrTail()}`);
     }
-    await run(redisCliBinary(), ['--cluster', 'create', ...masters.map((m) => `${m.host}:${m.port}`), '--cluster-replicas', '0', '--cluster-yes'], { timeout: 30_000 });
-    await waitUntil(
-      async () => {
-        for (const m of masters) {
-          const info = String(await redisCommand(m.port, ['CLUSTER', 'INFO'], 1000));
-          if (!/cluster_state:ok/.test(info) || !new RegExp(`cluster_known_nodes:${n}\\b`).test(info)) return false;
-        }
-        return true;
+    return {
+      host: HOST,
+      port,
+      url: `redis://${HOST}:${port}`,
+      async stop() {
+        await terminate(proc);
+        await dir.remove();
       },
-      30_000,
-      'the Redis Cluster to report cluster_state:ok',
-      100,
-    );
+    };
   } catch (error) {
-    await stop();
+    await dir.remove();
     throw error;
   }
-  return { masters, url: masters.map((m) => `${m.host}:${m.port}`).join(','), stop };
+}
+
+/** Starts a Redis Cluster of `n` masters (no replicas, `cluster-require-full-coverage no`). */
+export async function startRedisCluster(n = 3): Promise<RedisClusterServers> {
+  const cluster = await LocalRedisCluster.start({ binary: redisServerBinary(), masters: n, args: MAX_CLIENTS });
+  const unregister = onSignalCleanup(() => cluster.stop()); // a Ctrl-C of the bench stops it too
+  return {
+    masters: cluster.shards,
+    url: cluster.url,
+    async stop() {
+      unregister();
+      await cluster.stop();
+    },
+  };
 }
 
 /** `redis-server --version`, e.g. `7.0.15`. */

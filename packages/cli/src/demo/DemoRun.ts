@@ -1,8 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import type { LocalRedisShard } from '@roster/kv-adapter/testing';
 import type Tinypool from 'tinypool';
 import type { ClusterView } from './ClusterView.js';
 import { seconds, type DemoDisplay } from './DemoDisplay.js';
-import type { DemoShard } from './DemoRedisCluster.js';
 import type { DemoStore } from './DemoStore.js';
 import { serveKV } from './kvBridge.js';
 import { isOwnMessage, type MainMessage, type WorkerMessage, type WorkerResult, type WorkerTask } from './messages.js';
@@ -24,7 +24,7 @@ export class DemoRun {
   /** The leader and the nonce it last broadcast at, to tell when the broadcast moves. */
   #leaderNonce: { readonly id: string; readonly nonce: number } | undefined;
   /** The master killed by {@link killLeaderShard}, until {@link restartShard}. */
-  #deadShard: DemoShard | undefined;
+  #deadShard: LocalRedisShard | undefined;
   /** Set by {@link killLeaderShard} until the leader's broadcast is seen to move: no leader kill meanwhile. */
   #shardKill: { readonly at: number; readonly leader: string } | undefined;
   #counter = 0;

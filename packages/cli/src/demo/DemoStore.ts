@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { MemoryKV, type KV } from '@roster/kv-adapter';
+import { LocalRedisCluster } from '@roster/kv-adapter/testing';
 import { RedisMemoryServer } from 'redis-memory-server';
-import { DemoRedisCluster } from './DemoRedisCluster.js';
 import type { WorkerStore } from './messages.js';
 
 /**
@@ -22,7 +22,7 @@ export interface DemoStore {
   /** The `redis-server` process id, for Redis. */
   readonly pid: number | undefined;
   /** The Redis Cluster, for `cluster`: its masters can be killed and restarted. */
-  readonly cluster?: DemoRedisCluster;
+  readonly cluster?: LocalRedisCluster;
   /** Stops what was started. Idempotent. */
   stop(): Promise<void>;
 }
@@ -39,14 +39,14 @@ export function findRedisServer(env: Readonly<Record<string, string | undefined>
 /**
  * Brings up the demo's store: `redis-server` through redis-memory-server on the system binary
  * (`kind` `"redis"`, or `"auto"` when one is installed), a 3-master Redis Cluster of that binary
- * (`"cluster"`, see {@link DemoRedisCluster}), else a `MemoryKV` in this process that
+ * (`"cluster"`, see {@link LocalRedisCluster}), else a `MemoryKV` in this process that
  * the workers reach over IPC.
  */
 export async function startDemoStore(kind: DemoStoreKind, env: Readonly<Record<string, string | undefined>>): Promise<DemoStore> {
   const binary = kind === 'memory' ? undefined : findRedisServer(env);
   if (kind === 'cluster') {
     if (binary === undefined) throw new Error('no redis-server found for a Redis Cluster (install redis-server, or set REDISMS_SYSTEM_BINARY)');
-    const cluster = await DemoRedisCluster.start(binary, 3);
+    const cluster = await LocalRedisCluster.start({ binary, masters: 3 });
     return {
       description: `a Redis Cluster of ${cluster.shards.length} masters (${binary}) at ${cluster.url}`,
       worker: { kind: 'redis', url: cluster.url },
