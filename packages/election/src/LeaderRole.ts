@@ -99,6 +99,12 @@ export class LeaderRole {
   #beating: Promise<void> | undefined;
   /** True while the node's cycle (read, then publish) runs: no beat starts meanwhile. */
   #held = false;
+  /**
+   * The highest Version this leader has tried to write, landed or not. Above `#me`'s, a write whose
+   * reply was lost may have landed at some nonce with its list: the next publication starts a
+   * fresh list epoch above it, so that no two lists ever share an epoch.
+   */
+  #attempted: number;
 
   constructor(options: LeaderRoleOptions) {
     const { config, keys, stats } = options;
@@ -107,6 +113,7 @@ export class LeaderRole {
     this.#o = options;
     this.#me = options.claim;
     this.#raw = options.raw;
+    this.#attempted = options.claim.version;
     this.#membership = new Membership({ id: config.id, weight: config.weight }, clock.now(), options.inherited);
     this.#lease = new LocalDeadline(clock, renewDeadlineMs, () => this.lapse());
     this.#poller = new JoinPoller({
@@ -206,9 +213,14 @@ export class LeaderRole {
     const at = read.slots[key.nonce];
     const stored = at?.state === 'broadcast' && sameLeadership(at.broadcast, this.#me) ? at.broadcast : undefined;
     const base = stored !== undefined && stored.version > this.#me.version ? stored : this.#me;
-    // The Version jumps to the next list epoch when the list changed, so a follower's header poll sees it.
-    const next: Broadcast = { ...this.#me, version: nextVersion(base.version, !sameMembers(base.members, members)), members };
+    // The Version jumps to the next list epoch when the list changed, so a follower's header poll
+    // sees it; and above every Version tried when one may have landed unseen (at another nonce,
+    // say) with another list, which followers may have fetched.
+    const unsure = this.#attempted > this.#me.version;
+    const version = nextVersion(Math.max(base.version, this.#attempted), unsure || !sameMembers(base.members, members));
+    const next: Broadcast = { ...this.#me, version, members };
     const raw = formatBroadcast(next);
+    this.#attempted = Math.max(this.#attempted, version);
     for (let attempt = 0; attempt < key.window; attempt++) {
       const slot = read.slots[key.nonce];
       if (slot === undefined || slot.state === 'unavailable') {
@@ -307,8 +319,11 @@ export class LeaderRole {
    */
   async #beat(): Promise<void> {
     const { clock, kv, operationTimeoutMs } = this.#o.config;
+    // After a write whose outcome is unknown, only a cycle (a read, then a fresh epoch) publishes.
+    if (this.#attempted > this.#me.version) return;
     const next: Broadcast = { ...this.#me, version: nextVersion(this.#me.version, false) };
     const raw = formatBroadcast(next);
+    this.#attempted = next.version;
     try {
       const { swapped } = await withDeadline(clock, operationTimeoutMs, 'beat', kv.compareAndSet(this.#o.leaderKey.current, this.#raw, raw));
       if (this.#ending) return;

@@ -296,4 +296,23 @@ describe('regressions found by the simulator', () => {
     });
     expect(checkRun(run).violations).toEqual([]);
   });
+  it('a list published by a write whose reply was lost never shares its list epoch with another list (lost-publication-epoch)', async () => {
+    // Found by a 100,000-scenario run (seed 20261125, scenario 80,163). n3's publication of
+    // "1 0 1000 [n2 n3 n4]" at nonce 0 landed but its reply was lost; n3 then published at nonce 2
+    // from its last confirmed Version 1, so "1 0 1000 [n1 n2 n3 n4]": one epoch, two lists.
+    // Followers that had fetched the first took every later header of epoch 1 for the same list,
+    // and n1 was never listed on any of them. The next Version goes above every one tried.
+    const run = await runScenario({
+      seed: 715_870_113,
+      timing,
+      steps: [
+        { at: 1265, do: 'start', node: 'n3' },
+        { at: 1370, do: 'start', node: 'n4' },
+        { at: 2220, do: 'start', node: 'n2' },
+        { at: 3375, do: 'failures', probability: 0.2, forMs: 5995, after: true, ops: ['get', 'take', 'getRange', 'compareAndSet'] },
+        { at: 8965, do: 'start', node: 'n1' },
+      ],
+    });
+    expect(checkRun(run).violations).toEqual([]);
+  });
 });
