@@ -80,9 +80,11 @@ export function decide(c: Candidacy, read: LeaderWindowRead, now: number, timing
   // be there (its candidate could not read ours either), ranking first. Confirm only on a read that
   // rules that out; a nonce known unavailable (its shard down or frozen) holds nothing new.
   const covered = coversBelow(read, c.claim.nonce);
-  if (covered && c.others.isStale(now, timing.timeoutMs)) return { action: 'lead' };
+  // Stillness counts only as seen by reads that reached the store: a leader that this candidate
+  // could not read at all (a store outage of its own) may have published all along.
+  if (covered && c.others.isSeenStill(now, timing.timeoutMs)) return { action: 'lead' };
   if (now - c.claimedAt > timing.timeoutMs + timing.intervalMs) return { action: 'follow', reason: 'claim-unconfirmed' };
-  const staleAt = c.others.staleAt(timing.timeoutMs);
+  const staleAt = c.others.seenStillAt(timing.timeoutMs);
   return { action: 'wait', at: covered ? staleAt : Math.max(staleAt, now + timing.settleMs) };
 }
 

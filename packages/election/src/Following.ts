@@ -43,8 +43,8 @@ export class Following {
     this.readEwma = ewma(this.readEwma, read.at - read.startedAt);
     // Reads come every interval; a longer gap means we were not looking (see Staleness.sawRead).
     const maxGap = 2 * this.#intervalMs;
-    this.staleness.sawRead(read.startedAt, read.at, maxGap);
-    others?.sawRead(read.startedAt, read.at, maxGap);
+    this.staleness.sawRead(read.startedAt, read.at, maxGap, read.reachable);
+    others?.sawRead(read.startedAt, read.at, maxGap, read.reachable);
     // The leader followed published a new list that could not be read whole: its Version moved,
     // which is what staleness watches (the list itself is read at the next poll).
     const moving = read.moving;

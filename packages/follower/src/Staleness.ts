@@ -11,10 +11,15 @@ export class Staleness {
   #tracked: Broadcast | undefined;
   #changedAt: number;
   #lastReadStartedAt: number | undefined;
+  /** Like `#changedAt`, but also moved on by a gap in the reads that reached the store. */
+  #seenStillFrom: number;
+  #lastReachableStartedAt: number;
 
   /** Starts with "nothing seen" as the tracked value, changed at `now`. */
   constructor(now: number) {
     this.#changedAt = now;
+    this.#seenStillFrom = now;
+    this.#lastReachableStartedAt = now;
   }
 
   /** The broadcast being tracked (`undefined` for "none"). */
@@ -29,6 +34,7 @@ export class Staleness {
     if (same) return false;
     this.#tracked = seen;
     this.#changedAt = at;
+    this.#seenStillFrom = at;
     return true;
   }
 
@@ -37,6 +43,8 @@ export class Staleness {
     const copy = new Staleness(this.#changedAt);
     copy.#tracked = this.#tracked;
     copy.#lastReadStartedAt = this.#lastReadStartedAt;
+    copy.#seenStillFrom = this.#seenStillFrom;
+    copy.#lastReachableStartedAt = this.#lastReachableStartedAt;
     return copy;
   }
 
@@ -45,12 +53,21 @@ export class Staleness {
    * while the reader was looking: after a gap longer than `maxGapMs` between two reads (the
    * process was paused, or its loop stalled) whatever changed in between went unseen, so the
    * tracked value counts as still only from this read on.
+   *
+   * A read that reached no nonce at all (`reachable` false) counts as looking for {@link isStale}
+   * (a follower that can read nothing for T stands, blind), but not as evidence of stillness
+   * ({@link isSeenStill}): after a gap longer than `maxGapMs` between reads that reached the
+   * store, the tracked value counts as seen still only from this read on.
    */
-  sawRead(startedAt: number, at: number, maxGapMs: number): void {
+  sawRead(startedAt: number, at: number, maxGapMs: number, reachable = true): void {
     if (this.#lastReadStartedAt !== undefined && startedAt - this.#lastReadStartedAt > maxGapMs) {
       this.#changedAt = Math.max(this.#changedAt, at);
+      this.#seenStillFrom = Math.max(this.#seenStillFrom, at);
     }
     this.#lastReadStartedAt = startedAt;
+    if (!reachable) return;
+    if (startedAt - this.#lastReachableStartedAt > maxGapMs) this.#seenStillFrom = Math.max(this.#seenStillFrom, at);
+    this.#lastReachableStartedAt = startedAt;
   }
 
   /**
@@ -60,6 +77,21 @@ export class Staleness {
   isStale(now: number, timeoutMs: number): boolean {
     if (this.#tracked !== undefined && isGoodbye(this.#tracked)) return true;
     return now - this.#changedAt >= timeoutMs;
+  }
+
+  /**
+   * True when reads that reached the store have seen the tracked broadcast unchanged for
+   * `timeoutMs` at `now` (or it is a goodbye): what a candidate needs before it leads, since a
+   * leader it could not see may have published meanwhile.
+   */
+  isSeenStill(now: number, timeoutMs: number): boolean {
+    if (this.#tracked !== undefined && isGoodbye(this.#tracked)) return true;
+    return now - this.#seenStillFrom >= timeoutMs;
+  }
+
+  /** When {@link isSeenStill} becomes true if nothing changes. */
+  seenStillAt(timeoutMs: number): number {
+    return this.#tracked !== undefined && isGoodbye(this.#tracked) ? this.#seenStillFrom : this.#seenStillFrom + timeoutMs;
   }
 
   /** When the tracked broadcast becomes stale if nothing changes. */

@@ -118,4 +118,18 @@ describe('Staleness', () => {
     copy.sawRead(9000, 9100, 2 * I);
     expect(copy.staleAt(T)).toBe(9100 + T);
   });
+  it('reads that reached nothing count as looking for staleness, but not as seeing stillness: after an outage longer than the gap, stillness is seen only from the first read that reached the store', () => {
+    const s = new Staleness(0);
+    s.observe(b(1), 100);
+    for (let t = 0; t <= 1000; t += I) s.sawRead(t, t + 10, 2 * I);
+    for (let t = 1100; t <= 9000; t += I) s.sawRead(t, t + 10, 2 * I, false);
+    expect(s.isStale(9010, T)).toBe(true); // a follower that read nothing for T stands (blind)
+    expect(s.isSeenStill(9010, T)).toBe(true); // nothing yet says it was not looking
+    s.sawRead(9100, 9110, 2 * I);
+    expect(s.isStale(9110, T)).toBe(true);
+    expect(s.isSeenStill(9110, T)).toBe(false);
+    expect(s.seenStillAt(T)).toBe(9110 + T);
+    // The clone a candidate takes keeps both clocks.
+    expect(s.clone().seenStillAt(T)).toBe(9110 + T);
+  });
 });
