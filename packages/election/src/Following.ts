@@ -1,4 +1,4 @@
-import { Staleness, isGoodbye, sameLeadership, supersedes, type Broadcast, type LeaderWindow, type LeaderWindowRead, type OwnPublication } from '@roster/follower';
+import { Staleness, isGoodbye, readEveryNonce, sameLeadership, supersedes, type Broadcast, type LeaderWindow, type LeaderWindowRead, type OwnPublication } from '@roster/follower';
 import type { Clock } from '@roster/kv-adapter';
 import type { LeaderInfo, Role } from './events.js';
 import type { NodeStats } from './NodeStats.js';
@@ -27,7 +27,9 @@ export class Following {
     this.#window = window;
     this.#intervalMs = intervalMs;
     this.#stats = stats;
-    this.staleness = new Staleness(clock.now());
+    // A claim's candidate confirms up to T + I after claiming and publishes within an operation
+    // after: a claim counts as still only after T + 2I (see Staleness).
+    this.staleness = new Staleness(clock.now(), 2 * intervalMs);
     this.pongBase = clock.now();
   }
 
@@ -70,8 +72,7 @@ export class Following {
     // An observer never stands, so after the store lost its data it moves on to what the store
     // holds once what it remembered went stale; but only on a read of every nonce: a nonce it
     // could not read may hold the leadership it remembered, moving on (a lower era, say) there.
-    const readAll = read.slots.every((s) => s.state !== 'unavailable');
-    const moveOn = role === 'observer' && wentBack && readAll && this.staleness.isStale(read.at, timeoutMs);
+    const moveOn = role === 'observer' && wentBack && readEveryNonce(read) && this.staleness.isStale(read.at, timeoutMs);
     if (!supersedes(best, this.bestSeen) && !moveOn) return undefined;
     // Stillness is timed from the start of the read that first saw the change: the change landed
     // after `startedAt − read latency` at the earliest, so a leader whose lease ends R after its

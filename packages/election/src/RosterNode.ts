@@ -200,12 +200,15 @@ export class RosterNode implements RosterNodeApi {
 
   /** Follower: read the broadcast, follow it, stand when {@link Following.standReason} says so, or join. */
   async #followerStep(): Promise<void> {
-    const read = await this.#f.read(undefined, 'poll');
+    // An observer whose leadership went still may move on to what the store holds, which takes a
+    // read of every nonce (see Following.absorb); otherwise a poll.
+    const { clock, timeoutMs, intervalMs } = this.#cfg;
+    const whole = this.role === 'observer' && this.#f.staleness.isStale(clock.now(), timeoutMs);
+    const read = await this.#f.read(undefined, whole ? 'read' : 'poll');
     if ((this.role !== 'follower' && this.role !== 'observer') || this.#state === 'stopped') return;
     this.#absorb(read);
     this.#scheduleStaleCheck();
     if (this.role === 'observer') return;
-    const { clock, timeoutMs, intervalMs } = this.#cfg;
     // Whatever the reason nothing new was seen for T (even no nonce readable), stand: the claim
     // goes to the lowest nonce that can be written, and progress seen first ends the candidacy.
     if (!read.reachable) {

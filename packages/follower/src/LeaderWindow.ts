@@ -53,6 +53,23 @@ export interface LeaderWindowRead {
 }
 
 /**
+ * True when `read` read every nonce of the window: none failed (unavailable, or slower than the
+ * deadline) and none was left unread by a poll ({@link NOT_READ}). A nonce not read may hold the
+ * leadership a reader remembers; an observer moves on to a worse one only on such a read.
+ *
+ * @example
+ * ```ts
+ * const read = await window.read();
+ * if (readEveryNonce(read)) {
+ *   // nothing the read did not show can hide in the window
+ * }
+ * ```
+ */
+export function readEveryNonce(read: LeaderWindowRead): boolean {
+  return read.slots.every((s) => s.state !== 'unavailable');
+}
+
+/**
  * True when `read` rules out a broadcast at every nonce below `nonce`: each was read, or is known
  * unavailable (its read failed with a key failure, `isKeyFailure`: the key's shard is down, or the
  * nonce's own deadline passed, as on a frozen shard), where nobody can write either. A nonce that

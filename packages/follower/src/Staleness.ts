@@ -1,4 +1,4 @@
-import { isGoodbye, sameLeadership, type Broadcast } from './broadcast.js';
+import { isClaim, isGoodbye, sameLeadership, type Broadcast } from './broadcast.js';
 
 /**
  * Watches one broadcast for progress (seed 003 §2: "any follower that sees no changes in the
@@ -14,9 +14,16 @@ export class Staleness {
   /** Like `#changedAt`, but also moved on by a gap in the reads that reached the store. */
   #seenStillFrom: number;
   #lastReachableStartedAt: number;
+  readonly #claimGraceMs: number;
 
-  /** Starts with "nothing seen" as the tracked value, changed at `now`. */
-  constructor(now: number) {
+  /**
+   * Starts with "nothing seen" as the tracked value, changed at `now`. A tracked **claim**
+   * (Version 0) counts as still only after `claimGraceMs` more than the timeout: its candidate
+   * keeps it still for up to T by design, then confirms and publishes, so a claim still for T alone
+   * says nothing of whether its candidate is about to lead.
+   */
+  constructor(now: number, claimGraceMs = 0) {
+    this.#claimGraceMs = claimGraceMs;
     this.#changedAt = now;
     this.#seenStillFrom = now;
     this.#lastReachableStartedAt = now;
@@ -40,7 +47,7 @@ export class Staleness {
 
   /** A copy that tracks on its own from here. */
   clone(): Staleness {
-    const copy = new Staleness(this.#changedAt);
+    const copy = new Staleness(this.#changedAt, this.#claimGraceMs);
     copy.#tracked = this.#tracked;
     copy.#lastReadStartedAt = this.#lastReadStartedAt;
     copy.#seenStillFrom = this.#seenStillFrom;
@@ -76,7 +83,7 @@ export class Staleness {
    */
   isStale(now: number, timeoutMs: number): boolean {
     if (this.#tracked !== undefined && isGoodbye(this.#tracked)) return true;
-    return now - this.#changedAt >= timeoutMs;
+    return now - this.#changedAt >= this.#still(timeoutMs);
   }
 
   /**
@@ -86,16 +93,21 @@ export class Staleness {
    */
   isSeenStill(now: number, timeoutMs: number): boolean {
     if (this.#tracked !== undefined && isGoodbye(this.#tracked)) return true;
-    return now - this.#seenStillFrom >= timeoutMs;
+    return now - this.#seenStillFrom >= this.#still(timeoutMs);
   }
 
   /** When {@link isSeenStill} becomes true if nothing changes. */
   seenStillAt(timeoutMs: number): number {
-    return this.#tracked !== undefined && isGoodbye(this.#tracked) ? this.#seenStillFrom : this.#seenStillFrom + timeoutMs;
+    return this.#tracked !== undefined && isGoodbye(this.#tracked) ? this.#seenStillFrom : this.#seenStillFrom + this.#still(timeoutMs);
   }
 
   /** When the tracked broadcast becomes stale if nothing changes. */
   staleAt(timeoutMs: number): number {
-    return this.#tracked !== undefined && isGoodbye(this.#tracked) ? this.#changedAt : this.#changedAt + timeoutMs;
+    return this.#tracked !== undefined && isGoodbye(this.#tracked) ? this.#changedAt : this.#changedAt + this.#still(timeoutMs);
+  }
+
+  /** How long the tracked value must stay unchanged to count as still. */
+  #still(timeoutMs: number): number {
+    return this.#tracked !== undefined && isClaim(this.#tracked) ? timeoutMs + this.#claimGraceMs : timeoutMs;
   }
 }

@@ -31,7 +31,7 @@ export {
   parseMember,
 } from './ids.js';
 export { RosterKeys } from './keys.js';
-export { LeaderWindow, coversBelow, type LeaderWindowOptions, type LeaderWindowRead, type LeaderSlot, type OwnPublication } from './LeaderWindow.js';
+export { LeaderWindow, coversBelow, readEveryNonce, type LeaderWindowOptions, type LeaderWindowRead, type LeaderSlot, type OwnPublication } from './LeaderWindow.js';
 export { Staleness } from './Staleness.js';
 export { Ticker } from './Ticker.js';
 export { Pinger, parseIdKeyValue, type IdKeyValue } from './Pinger.js';

@@ -24,6 +24,7 @@ describe('the public API of @roster/follower', () => {
       'parseBroadcast',
       'parseIdKeyValue',
       'parseMember',
+      'readEveryNonce',
       'sameLeadership',
       'sameMembers',
       'supersedes',

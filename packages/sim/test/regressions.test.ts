@@ -334,4 +334,25 @@ describe('regressions found by the simulator', () => {
     expect(check.violations).toEqual([]);
     expect(check.measures.dualLeadershipMs).toBe(0);
   });
+  it('a claim still for T does not make a follower stand: its candidate may be confirming right then (claim-still-while-confirming)', async () => {
+    // Found by a 100,000-scenario run (seed 20261127, scenario 57,186). n2 claimed era 2 at nonce 1
+    // and waited T while leader 0 (n3's) was unavailable; it confirmed at 31,492 ms, and its first
+    // publication took 211 ms. n3, which had watched n2's claim stand still for T, stood at 31,600,
+    // claimed era 3 at nonce 0 and confirmed 100 ms later: both led for 792 ms. A claim counts as
+    // still only after T + 2I (its candidate confirms by T + I and publishes within an operation).
+    const run = await runScenario({
+      seed: 0,
+      timing,
+      steps: [
+        { at: 0, do: 'start', node: 'n3' },
+        { at: 1070, do: 'start', node: 'n2' },
+        { at: 4825, do: 'start', node: 'n1', observer: true },
+        { at: 21_075, do: 'storeOutage', forMs: 4530 },
+        { at: 23_365, do: 'keyUnavailable', keys: 'leader 0', forMs: 8130, stallMs: 211 },
+      ],
+    });
+    const check = checkRun(run);
+    expect(check.violations).toEqual([]);
+    expect(check.measures.dualLeadershipMs).toBe(0);
+  });
 });
