@@ -74,7 +74,7 @@ describe('regressions found by the simulator', () => {
     expect(checkRun(run).violations).toEqual([]);
   });
 
-  it('a follower that saw a claim before its first publication does not dethrone the new leader on a PONG timeout (convergence within 2T + 4I)', async () => {
+  it('a follower that saw a claim before its first publication does not dethrone the new leader on a PONG timeout (convergence within the bound)', async () => {
     for (const steps of [
       [
         { at: 0, do: 'start', node: 'n2' },

@@ -160,7 +160,7 @@ describe('the simulator', () => {
     });
     expect(text).toBe(
       [
-        'scenario seed=42 I=1000 T=5000, per-node views, quiet from 9500 ms, converged by 23500 ms',
+        'scenario seed=42 I=1000 T=5000, per-node views, quiet from 9500 ms, converged by 25500 ms',
         '       0 ms  start n1',
         '       0 ms  start n2 (observer)',
         '    4200 ms  crash n1',

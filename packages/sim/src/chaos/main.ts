@@ -82,7 +82,7 @@ function printReport(report: ChaosReport, views: string): void {
   const worst = report.worstConvergence;
   if (worst) {
     const { intervalMs: I, timeoutMs: T } = worst.scenario.timing;
-    out(`worst convergence after the last fault: ${worst.ms} ms = ${(worst.ms / T).toFixed(2)} T (I = ${I} ms, T = ${T} ms; bound 2T + 4I = ${worst.boundMs} ms)`);
+    out(`worst convergence after the last fault: ${worst.ms} ms = ${(worst.ms / T).toFixed(2)} T (I = ${I} ms, T = ${T} ms; bound 2T + 6I = ${worst.boundMs} ms)`);
     out(`  in: ${JSON.stringify(worst.scenario)}`);
   }
   const label: Record<RunClass, string> = {

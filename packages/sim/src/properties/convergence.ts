@@ -16,13 +16,13 @@ export function convergenceTime(run: Run): number | undefined {
 }
 
 /**
- * Convergence: within the bound after the last fault (2T + 4I, see `convergenceBound`), every live
+ * Convergence: within the bound after the last fault (2T + 6I, see `convergenceBound`), every live
  * node follows one leader (same id, era and nonce) whose `isLeader()` is true, every live node's
  * member list is exactly the live nodes that join, and it stays so to the end of the run.
  */
 export const convergence: Property = {
   name: 'convergence',
-  summary: 'after the last fault, within 2T + 4I, every live node follows one leader and lists exactly the live members, for good',
+  summary: 'after the last fault, within 2T + 6I, every live node follows one leader and lists exactly the live members, for good',
   check(run) {
     const took = convergenceTime(run);
     const end = run.history.end;

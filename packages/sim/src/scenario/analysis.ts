@@ -60,7 +60,7 @@ export function quietAt(scenario: Scenario): number {
 }
 
 /**
- * The convergence bound checked after the last fault: **2T + 4I**. Derivation (docs/testing.md):
+ * The convergence bound checked after the last fault: **2T + 6I**. Derivation (docs/testing.md):
  * the debris of the last fault goes still within I (every live node re-reads the window each
  * interval) and stale T later; a candidate claims at once and confirms after the settle time
  * (≤ I), so a leader is elected by T + 2I; it inherits the member list it followed, so a member
@@ -70,7 +70,7 @@ export function quietAt(scenario: Scenario): number {
  * everywhere 3I later, which fits in the same budget.
  */
 export function convergenceBound(timing: Timing): number {
-  return 2 * timing.timeoutMs + 4 * timing.intervalMs;
+  return 2 * timing.timeoutMs + 6 * timing.intervalMs;
 }
 
 /**
