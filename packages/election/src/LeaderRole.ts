@@ -1,4 +1,4 @@
-import { RosterKeys, formatBroadcast, formatMember, isGoodbye, nextVersion, parseBroadcast, sameLeadership, sameMembers, type Broadcast, type LeaderWindowRead, type Member, type OwnPublication } from '@roster/follower';
+import { RosterKeys, diffLists, formatBroadcast, formatListStep, listIdOf, sameListId, formatMember, isGoodbye, nextVersion, parseBroadcast, sameLeadership, sameMembers, type Broadcast, type LeaderWindowRead, type Member, type OwnPublication } from '@roster/follower';
 import { LocalDeadline, isKeyFailure, withDeadline, type CompoundKey, type Timer } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import { LeadershipLostError } from './errors.js';
@@ -21,6 +21,11 @@ export interface LeaderRoleOptions {
   readonly raw: string;
   /** The members taken over from the leadership this one replaces. */
   readonly inherited: readonly Member[];
+  /**
+   * The broadcast `inherited` was taken from, when there was one: the first list change is written
+   * as a step from its list, so followers that hold it need not read the new list whole.
+   */
+  readonly inheritedFrom?: Broadcast;
   /** Called when the lease runs out before it was renewed (the node then re-validates it). */
   readonly onLapse: (reason: 'lease-expired' | 'store-unavailable') => void;
   /** Asks the node for a step now (a LEAVE arrived, a beat met another write). */
@@ -68,6 +73,8 @@ export type PublishOutcome =
 export class LeaderRole {
   readonly #o: LeaderRoleOptions;
   readonly #membership: Membership;
+  /** The last list surely published (or, before the first publication, inherited): the base of the next step. */
+  #listBase: Broadcast | undefined;
   readonly #poller: JoinPoller;
   readonly #workers = new Map<string, PongWorker>();
   /** The beat the PONG workers share, so that their commands of one interval leave together. */
@@ -115,6 +122,7 @@ export class LeaderRole {
     this.#raw = options.raw;
     this.#attempted = options.claim.version;
     this.#membership = new Membership({ id: config.id, weight: config.weight }, clock.now(), options.inherited);
+    this.#listBase = options.inheritedFrom;
     this.#lease = new LocalDeadline(clock, renewDeadlineMs, () => this.lapse());
     this.#poller = new JoinPoller({
       kv,
@@ -221,6 +229,7 @@ export class LeaderRole {
     const next: Broadcast = { ...this.#me, version, members };
     const raw = formatBroadcast(next);
     this.#attempted = Math.max(this.#attempted, version);
+    this.#writeStep(next);
     for (let attempt = 0; attempt < key.window; attempt++) {
       const slot = read.slots[key.nonce];
       if (slot === undefined || slot.state === 'unavailable') {
@@ -245,6 +254,7 @@ export class LeaderRole {
         this.#o.stats.count('publish');
         this.#me = next;
         this.#raw = raw;
+        this.#listBase = next;
         if (this.#failing) logger.info({ node: this.#o.config.id }, 'publishing works again');
         this.#failing = false;
         // Renew only when the previous publication started its cycle within R of this one (within
@@ -267,6 +277,29 @@ export class LeaderRole {
       }
     }
     return this.#failed();
+  }
+
+  /**
+   * Writes the step from the last list surely published to the list of `next`, when `next` starts
+   * a new list epoch, before `next` itself is written (see `ListStep`): followers that hold the old
+   * list read this step instead of the whole broadcast. Best effort, not awaited: a step that
+   * fails, or that would not be smaller than the list, leaves followers to read the list whole.
+   * The step expires after 4T (a follower further behind reads the whole list anyway).
+   */
+  #writeStep(next: Broadcast): void {
+    const base = this.#listBase;
+    if (base === undefined || base.members.length === 0 || base.version === 0) return;
+    const from = listIdOf(base);
+    const to = listIdOf(next);
+    if (sameListId(from, to)) return;
+    const step = diffLists(from, base.members, to, next.members);
+    if (step === undefined) return;
+    const { kv, clock, operationTimeoutMs, timeoutMs } = this.#o.config;
+    this.#o.stats.count('list.step.write');
+    withDeadline(clock, operationTimeoutMs, 'list step write', kv.set(this.#o.keys.listStep(to), formatListStep(step), { ttlMs: 4 * timeoutMs })).catch(() => {
+      // A missed shortcut: followers read the whole list. The store's failures are logged by the publication.
+      this.#o.stats.count('list.step.failed');
+    });
   }
 
   /**

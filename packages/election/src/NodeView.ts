@@ -88,27 +88,34 @@ export class NodeView {
     if (this.#leader) this.#updates.emit({ type: 'goodbye', leader: this.#leader });
   }
 
-  setMembers(b: Pick<Broadcast, 'version' | 'members'>): void {
+  /**
+   * The broadcast the member list was last taken from (its members in the broadcast's order), when
+   * it was given whole: a new leader writes its first list change as a step from it.
+   */
+  get membersFrom(): Broadcast | undefined {
+    return this.#membersFrom;
+  }
+  #membersFrom: Broadcast | undefined;
+
+  /**
+   * Takes the member list of `b` (sorted by id) and tells of it when it changed. One pass over the
+   * list when it comes as the leader writes it (the leader, then the others by id), so that a
+   * change in a group of thousands costs each node little.
+   */
+  setMembers(b: Pick<Broadcast, 'version' | 'members'> & Partial<Broadcast>): void {
+    if (b.era !== undefined && b.nonce !== undefined && b.id !== undefined) this.#membersFrom = b as Broadcast;
     // A poll that saw only the Version move hands back the same member array: nothing to compare.
     if (b.members === this.#membersSource) {
       this.#members = { version: b.version, list: this.#members.list };
       return;
     }
     this.#membersSource = b.members;
-    const list = [...b.members].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+    const list = sortedById(b.members);
     const prev = this.#members.list;
-    const same = prev.length === list.length && prev.every((m, i) => m.id === list[i]?.id && m.weight === list[i]?.weight);
+    const { added, removed, same } = compareSorted(prev, list);
     this.#members = { version: b.version, list };
     if (same) return;
-    const before = new Set(prev.map((m) => m.id));
-    const after = new Set(list.map((m) => m.id));
-    this.#updates.emit({
-      type: 'members',
-      version: b.version,
-      members: list,
-      added: [...after].filter((id) => !before.has(id)),
-      removed: [...before].filter((id) => !after.has(id)),
-    });
+    this.#updates.emit({ type: 'members', version: b.version, members: list, added, removed });
   }
 
   /** The last update: the node stopped. */
@@ -116,4 +123,42 @@ export class NodeView {
     this.#updates.emit({ type: 'stopped' });
     this.#updates.close();
   }
+}
+
+const byId = (x: Member, y: Member): number => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+
+/** `members` sorted by id: in one pass when all but the first already are (the leader's order). */
+function sortedById(members: readonly Member[]): Member[] {
+  for (let i = 2; i < members.length; i++) if (members[i - 1]!.id >= members[i]!.id) return [...members].sort(byId);
+  if (members.length < 2) return [...members];
+  const [first, ...rest] = members as [Member, ...Member[]];
+  let at = 0;
+  while (at < rest.length && rest[at]!.id < first.id) at++;
+  rest.splice(at, 0, first);
+  return rest;
+}
+
+/** What changed from `prev` to `next`, both sorted by id: ids added and removed, and whether nothing did (weights included). */
+function compareSorted(prev: readonly Member[], next: readonly Member[]): { added: string[]; removed: string[]; same: boolean } {
+  const added: string[] = [];
+  const removed: string[] = [];
+  let same = prev.length === next.length;
+  let i = 0;
+  let j = 0;
+  while (i < prev.length || j < next.length) {
+    const p = prev[i];
+    const n = next[j];
+    if (n === undefined || (p !== undefined && p.id < n.id)) {
+      removed.push(p!.id);
+      i++;
+    } else if (p === undefined || n.id < p.id) {
+      added.push(n.id);
+      j++;
+    } else {
+      if (p.weight !== n.weight) same = false;
+      i++;
+      j++;
+    }
+  }
+  return { added, removed, same: same && added.length === 0 && removed.length === 0 };
 }

@@ -90,6 +90,9 @@ export class RosterNode implements RosterNodeApi {
       stillMs: 1.5 * intervalMs,
       scanEveryMs: 5 * config.timeoutMs,
       onGarbage,
+      // A new list is built from the steps the leader writes beside the broadcast when possible.
+      stepKey: (to) => this.#keys.listStep(to),
+      onList: (how) => this.#stats.count(how === 'step' ? 'list.step' : 'list.whole'),
     });
     this.#f = new Following(window, clock, intervalMs, this.#stats);
     this.#pinger = new Pinger({ kv, key: this.#keys.idKey(this.id), clock, opTimeoutMs: operationTimeoutMs });
@@ -316,6 +319,7 @@ export class RosterNode implements RosterNodeApi {
     // Start from the members we followed, without the leader we replace (crashed or resigned).
     const replaced = c.basis?.id;
     const inherited = this.#view.members.list.filter((m) => m.id !== replaced && m.id !== this.#view.leader?.id);
+    const inheritedFrom = this.#view.membersFrom;
     const lead: LeaderRole = new LeaderRole({
       config: this.#cfg,
       keys: this.#keys,
@@ -324,6 +328,7 @@ export class RosterNode implements RosterNodeApi {
       claim: c.claim,
       raw: c.raw,
       inherited,
+      ...(inheritedFrom && { inheritedFrom }),
       onLapse: () => this.#main.poke(),
       poke: () => this.#main.poke(),
       onBeat: (b) => {

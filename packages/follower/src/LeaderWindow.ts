@@ -12,6 +12,8 @@ import {
   type Broadcast,
   type BroadcastHeader,
 } from './broadcast.js';
+import { applyListStep, listIdKey, listIdOf, parseListStep, sameListId, withMembers, type ListId, type ListStep } from './listStep.js';
+import type { Member } from './ids.js';
 
 /** One nonce of the leader key as read. */
 export type LeaderSlot =
@@ -108,7 +110,21 @@ export interface LeaderWindowOptions {
   readonly scanEveryMs?: number;
   /** Called once for every value that does not parse as a broadcast. */
   readonly onGarbage?: (nonce: number, raw: string, reason: string) => void;
+  /**
+   * Where the leader writes the step to each list (`RosterKeys.listStep`). When set, a poll that
+   * finds a new list builds it from a list it holds and the steps since (see `ListStep`), and
+   * reads the whole broadcast only when it cannot.
+   */
+  readonly stepKey?: (to: ListId) => string;
+  /** Called for each new list a poll took in: built from steps, or read whole. */
+  readonly onList?: (how: 'step' | 'whole') => void;
 }
+
+/** Most steps a poll reads back from a new list to one it holds. */
+const MAX_STEPS = 3;
+
+/** Lists a window remembers as bases for steps (the one followed, and the few before it). */
+const KEPT_LISTS = 4;
 
 /** What a poll knows of the broadcast it follows. */
 interface Known {
@@ -118,6 +134,18 @@ interface Known {
   readonly headerBytes: number;
   /** Local time at which its Version last moved. */
   readonly movedAt: number;
+}
+
+/** A slot holding `broadcast`, whose raw text is built only if someone asks for it. */
+function lazySlot(nonce: number, broadcast: Broadcast): LeaderSlot {
+  return {
+    nonce,
+    state: 'broadcast',
+    broadcast,
+    get raw() {
+      return formatBroadcast(broadcast);
+    },
+  };
 }
 
 /** Bytes read beyond the known header, so that a Version that gained digits still fits. */
@@ -161,6 +189,10 @@ export class LeaderWindow {
   readonly #o: LeaderWindowOptions;
   #known: Known | undefined;
   #scannedAt = Number.NEGATIVE_INFINITY;
+  /** The last lists seen, by `listIdKey`, oldest first: the bases steps start from. */
+  readonly #lists = new Map<string, readonly Member[]>();
+  /** Steps are not read before this time (a step read failed: the shortcut is off for a while). */
+  #stepsOffUntil = Number.NEGATIVE_INFINITY;
 
   constructor(options: LeaderWindowOptions) {
     this.#o = options;
@@ -311,9 +343,16 @@ export class LeaderWindow {
     for (const p of pending) {
       const best = bestBroadcast(broadcastsOf(slots));
       if (best && !supersedes(order(p.header), best)) break;
+      const built = await this.#fromSteps(p.header, signal);
+      if (built !== undefined) {
+        this.#o.onList?.('step');
+        slots[p.nonce] = lazySlot(p.nonce, built);
+        break;
+      }
       try {
         const value = await withDeadline(clock, timeoutMs, 'leader key read', kv.get(key.at(p.nonce), { signal }));
         slots[p.nonce] = value === null ? { nonce: p.nonce, state: 'empty' } : this.#parse(p.nonce, value);
+        if (value !== null) this.#o.onList?.('whole');
       } catch (error) {
         slots[p.nonce] = { nonce: p.nonce, state: 'unavailable', error };
         // The header alone shows the leader followed publishing a new list: progress all the same.
@@ -328,16 +367,45 @@ export class LeaderWindow {
   #sameList(known: Known, h: BroadcastHeader, nonce: number): LeaderSlot | undefined {
     const b = known.broadcast;
     if (!sameLeadership(b, { ...h, members: [] }) || h.version < b.version || h.version === 0 || listEpoch(h.version) !== listEpoch(b.version)) return undefined;
-    const broadcast: Broadcast = h.version === b.version ? b : { ...b, version: h.version };
     // The members did not change: the raw value is rebuilt only if someone asks for it.
-    return {
-      nonce,
-      state: 'broadcast',
-      broadcast,
-      get raw() {
-        return formatBroadcast(broadcast);
-      },
-    };
+    return lazySlot(nonce, h.version === b.version ? b : { ...b, version: h.version });
+  }
+
+  /**
+   * The broadcast at header `h` built from a list this window holds and the steps the leader wrote
+   * since (one `get` per step, at most {@link MAX_STEPS}, within half an operation timeout in
+   * all); `undefined` when it cannot be (no step, a step that does not fit, a step read that
+   * failed: then steps are not read again for `scanEveryMs`, so a dead shard holding them costs
+   * one timeout, not one per poll). Never rejects.
+   */
+  async #fromSteps(h: BroadcastHeader, signal: AbortSignal | undefined): Promise<Broadcast | undefined> {
+    const { kv, clock, timeoutMs, stepKey } = this.#o;
+    const start = clock.now();
+    if (stepKey === undefined || h.version === 0 || this.#lists.size === 0 || start < this.#stepsOffUntil) return undefined;
+    const chain: ListStep[] = [];
+    let target = listIdOf(h);
+    for (let hop = 0; hop < MAX_STEPS; hop++) {
+      const left = start + timeoutMs / 2 - clock.now();
+      let value: string | null;
+      try {
+        if (left <= 0) throw new Error('list steps took too long');
+        value = await withDeadline(clock, left, 'list step read', kv.get(stepKey(target), { signal }));
+      } catch {
+        this.#stepsOffUntil = clock.now() + (this.#o.scanEveryMs ?? 0);
+        return undefined;
+      }
+      const step = value === null ? undefined : parseListStep(value);
+      if (step === undefined || !sameListId(step.to, target)) return undefined;
+      chain.push(step);
+      let members = this.#lists.get(listIdKey(step.from));
+      if (members === undefined) {
+        target = step.from;
+        continue;
+      }
+      for (let i = chain.length - 1; i >= 0 && members !== undefined; i--) members = applyListStep(members, chain[i]!);
+      return members === undefined ? undefined : withMembers(h, members);
+    }
+    return undefined;
   }
 
   #know(next: Omit<Known, 'movedAt'> | undefined, at: number): void {
@@ -345,6 +413,13 @@ export class LeaderWindow {
     if (next === undefined) {
       this.#known = undefined;
       return;
+    }
+    const b = next.broadcast;
+    if (b.version > 0 && b.members.length > 0) {
+      const k = listIdKey(listIdOf(b));
+      this.#lists.delete(k);
+      this.#lists.set(k, b.members);
+      if (this.#lists.size > KEPT_LISTS) this.#lists.delete(this.#lists.keys().next().value!);
     }
     const moved = prev === undefined || !sameLeadership(prev.broadcast, next.broadcast) || prev.broadcast.version !== next.broadcast.version;
     this.#known = { ...next, movedAt: moved ? at : prev.movedAt };

@@ -31,6 +31,16 @@ export {
   parseMember,
 } from './ids.js';
 export { RosterKeys } from './keys.js';
+export {
+  type ListId,
+  type ListStep,
+  listIdOf,
+  sameListId,
+  diffLists,
+  formatListStep,
+  parseListStep,
+  applyListStep,
+} from './listStep.js';
 export { LeaderWindow, coversBelow, readEveryNonce, type LeaderWindowOptions, type LeaderWindowRead, type LeaderSlot, type OwnPublication } from './LeaderWindow.js';
 export { Staleness } from './Staleness.js';
 export { Ticker } from './Ticker.js';

@@ -1,4 +1,5 @@
 import { CompoundKey, Namespace } from '@roster/kv-adapter';
+import type { ListId } from './listStep.js';
 
 /**
  * The compound keys of one cluster (seed 003), all under the cluster's {@link Namespace}:
@@ -9,6 +10,7 @@ import { CompoundKey, Namespace } from '@roster/kv-adapter';
  * | `<prefix>join <n>` | ` id id:weight …`, appended | joining followers; taken by the leader |
  * | `<prefix>id/<id> <n>` | `PING <seq>`, `PONG <seq>` or `LEAVE` | the follower `<id>` and the leader |
  * | `<prefix>era <n>` | the era of the latest election, a decimal integer | each new leader, once |
+ * | `<prefix>list/<era>/<nonce>/<id>/<epoch>` | the step to that list from an earlier one (`ListStep`), expiring | the leader, at each list change |
  */
 export class RosterKeys {
   /** The namespace the keys live in. */
@@ -38,6 +40,15 @@ export class RosterKeys {
    */
   era(): CompoundKey {
     return new CompoundKey(this.namespace.key('era'), { window: this.window });
+  }
+
+  /**
+   * The key of the step that leads to the list `to` (see `ListStep`). A plain key, not a compound
+   * one: a step that cannot be read is only a missed shortcut (the reader reads the whole
+   * broadcast), so it never moves to another nonce.
+   */
+  listStep(to: ListId): string {
+    return this.namespace.key(`list/${to.era}/${to.nonce}/${to.id}/${to.epoch}`);
   }
 
   /** A fresh handle on the id key of node `id`, at nonce 0. */

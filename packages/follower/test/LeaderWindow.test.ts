@@ -1,14 +1,16 @@
 import { CompoundKey, MemoryKV, silentLogger } from '@roster/kv-adapter';
 import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
 import { describe, expect, it } from 'vitest';
-import { coversBelow, formatBroadcast, LeaderWindow, nextVersion, type Broadcast, type Member } from '../src/index.js';
+import { coversBelow, diffLists, formatBroadcast, formatListStep, LeaderWindow, listIdOf, nextVersion, type Broadcast, type ListId, type Member } from '../src/index.js';
 import { NOT_READ } from '../src/LeaderWindow.js';
 
 const I = 100;
 const T = 500;
 const members = (n: number): Member[] => Array.from({ length: n }, (_, i) => ({ id: `node-${i}`, weight: 1 }));
 
-function setup() {
+const stepKey = (to: ListId): string => `list/${to.era}/${to.nonce}/${to.id}/${to.epoch}`;
+
+function setup(options: { steps?: boolean } = {}) {
   const clock = new VirtualClock();
   const store = new MemoryKV({ clock });
   const faults = new FaultInjector({ clock, seed: 1, logCapacity: 10_000 });
@@ -23,7 +25,9 @@ function setup() {
     stillMs: 1.5 * I,
     scanEveryMs: 5 * T,
     onGarbage: (_n, raw) => garbage.push(raw),
+    ...(options.steps && { stepKey, onList: (how: 'step' | 'whole') => lists.push(how) }),
   });
+  const lists: ('step' | 'whole')[] = [];
   const ops = () => faults.operations().map((o) => `${o.op} ${o.key ?? ''}`);
   /** Bytes the store returned to the reader since the last call. */
   let seen = 0;
@@ -32,7 +36,7 @@ function setup() {
     seen = faults.operations().length;
     return records.reduce((sum, o) => sum + (o.op === 'get' || o.op === 'getRange' ? Buffer.byteLength(o.result === 'null' ? '' : (o.result ?? '')) : 0), 0);
   };
-  return { clock, store, faults, window, garbage, ops, bytesRead };
+  return { clock, store, faults, window, garbage, ops, bytesRead, lists };
 }
 
 /** A leader that publishes at `nonce` every interval. */
@@ -42,9 +46,13 @@ function publisher(store: MemoryKV, b: Broadcast, nonce = 0) {
     get current() {
       return current;
     },
-    async publish(list = current.members): Promise<void> {
+    async publish(list = current.members, options: { step?: boolean } = {}): Promise<void> {
       const changed = list !== current.members;
+      const prev = current;
       current = { ...current, version: nextVersion(current.version, changed), members: list };
+      // As LeaderRole does: the step to a new list is written before the list.
+      const step = changed && options.step && prev.version > 0 ? diffLists(listIdOf(prev), prev.members, listIdOf(current), list) : undefined;
+      if (step) await store.set(stepKey(step.to), formatListStep(step));
       await store.set(`leader ${nonce}`, formatBroadcast(current));
     },
   };
@@ -298,5 +306,96 @@ describe('LeaderWindow.check (a leader reading its window)', () => {
     faults.keyUnavailable(['leader 3']);
     const read = await window.check({ nonce: 0, broadcast: own, raw });
     expect(read.slots.map((s) => s.state)).toEqual(['broadcast', 'empty', 'empty', 'unavailable']);
+  });
+});
+
+describe('LeaderWindow.poll with list steps', () => {
+  const grown = (list: readonly Member[], ...ids: string[]): Member[] => [...list, ...ids.map((id) => ({ id, weight: 1 }))];
+
+  it('builds a new list from the step the leader wrote: a few bytes instead of the whole list', async () => {
+    const { store, window, clock, ops, bytesRead, lists } = setup({ steps: true });
+    const leader = publisher(store, { era: 1, nonce: 0, version: 0, id: 'node-0', members: members(1000) });
+    await leader.publish(leader.current.members.slice());
+    await window.poll();
+    bytesRead();
+    await clock.advance(I);
+    await leader.publish(grown(leader.current.members, 'node-new'), { step: true });
+    const before = ops().length;
+    const read = await window.poll();
+    expect(ops().slice(before)).toEqual(['getRange leader 0', 'get list/1/0/node-0/2']);
+    expect(read.best).toEqual(leader.current);
+    expect(bytesRead()).toBeLessThan(100);
+    expect(lists).toEqual(['whole', 'step']);
+  });
+
+  it('follows a chain of steps back to a list it holds (it missed a change)', async () => {
+    const { store, window, clock, ops, lists } = setup({ steps: true });
+    const leader = publisher(store, { era: 1, nonce: 0, version: 0, id: 'node-0', members: members(100) });
+    await leader.publish(leader.current.members.slice());
+    await window.poll();
+    await leader.publish(grown(leader.current.members, 'x1'), { step: true });
+    await leader.publish(grown(leader.current.members, 'x2'), { step: true });
+    await clock.advance(I);
+    const before = ops().length;
+    const read = await window.poll();
+    expect(ops().slice(before)).toEqual(['getRange leader 0', 'get list/1/0/node-0/3', 'get list/1/0/node-0/2']);
+    expect(read.best).toEqual(leader.current);
+    expect(lists).toEqual(['whole', 'step']);
+  });
+
+  it('builds the first list of a new leader from the list of the one it replaced', async () => {
+    const { store, window, clock, lists } = setup({ steps: true });
+    const old: Broadcast = { era: 1, nonce: 0, version: 1000, id: 'node-0', members: members(100) };
+    await store.set('leader 0', formatBroadcast(old));
+    await window.poll();
+    // The new leader's claim, found by a scan, then its first publication with a step from `old`.
+    const claim: Broadcast = { era: 2, nonce: 1, version: 0, id: 'node-1', members: [{ id: 'node-1', weight: 1 }] };
+    await store.set('leader 1', formatBroadcast(claim));
+    await clock.advance(2 * I);
+    expect((await window.poll()).best).toEqual(claim);
+    const next: Broadcast = { ...claim, version: 1000, members: [{ id: 'node-1', weight: 1 }, ...members(100).filter((m) => m.id !== 'node-0' && m.id !== 'node-1')] };
+    await store.set(stepKey(listIdOf(next)), formatListStep(diffLists(listIdOf(old), old.members, listIdOf(next), next.members)!));
+    await store.set('leader 1', formatBroadcast(next));
+    await clock.advance(I);
+    expect((await window.poll()).best).toEqual(next);
+    expect(lists).toEqual(['whole', 'step']);
+  });
+
+  it('reads the whole list when the step is missing, garbage, for another list, or does not fit: never a wrong list', async () => {
+    const { store, window, clock, lists } = setup({ steps: true });
+    const leader = publisher(store, { era: 1, nonce: 0, version: 0, id: 'node-0', members: members(50) });
+    await leader.publish(leader.current.members.slice());
+    await window.poll();
+    const cases = ['', 'garbage', '1 0 node-0 9 1 0 node-0 1 51 +50:zz', '1 0 node-0 {to} 1 0 node-0 1 51 +50:node-3', '1 0 node-0 {to} 1 0 node-0 1 52 +50:zz'];
+    for (const [i, bad] of cases.entries()) {
+      await clock.advance(I);
+      await leader.publish(grown(leader.current.members, `j${i}`));
+      const to = Math.floor(leader.current.version / 1000);
+      if (bad !== '') await store.set(`list/1/0/node-0/${to}`, bad.replace('{to}', String(to)));
+      expect((await window.poll()).best, bad).toEqual(leader.current);
+    }
+    expect(lists).toEqual(['whole', ...cases.map(() => 'whole')]);
+  });
+
+  it('after a step read failed, reads whole lists without trying steps until the next periodic scan', async () => {
+    const { store, window, clock, faults, ops, lists } = setup({ steps: true });
+    const leader = publisher(store, { era: 1, nonce: 0, version: 0, id: 'node-0', members: members(50) });
+    await leader.publish(leader.current.members.slice());
+    await window.poll();
+    const down = faults.keyUnavailable('list/1/0/node-0/2');
+    await clock.advance(I);
+    await leader.publish(grown(leader.current.members, 'a'), { step: true });
+    expect((await window.poll()).best).toEqual(leader.current);
+    await clock.advance(I);
+    await leader.publish(grown(leader.current.members, 'b'), { step: true });
+    const before = ops().length;
+    expect((await window.poll()).best).toEqual(leader.current);
+    expect(ops().slice(before)).toEqual(['getRange leader 0', 'get leader 0']);
+    expect(lists).toEqual(['whole', 'whole', 'whole']);
+    down.heal();
+    await clock.advance(5 * T);
+    await leader.publish(grown(leader.current.members, 'c'), { step: true });
+    expect((await window.poll()).best).toEqual(leader.current);
+    expect(lists.at(-1)).toBe('step');
   });
 });

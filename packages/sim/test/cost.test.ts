@@ -12,7 +12,31 @@ async function steadyCost(n: number): Promise<CostFigures> {
   return costPerMember(run.costs, 30_000, 80_000, timing.intervalMs);
 }
 
+/**
+ * N members, and from 30 s on a visitor joining and another leaving every 2.5 s (the member list
+ * changes at every other interval); the cost measured over that stretch.
+ */
+async function churnCost(n: number): Promise<CostFigures> {
+  const ids = Array.from({ length: n }, (_, i) => `member-${String(i).padStart(3, '0')}`);
+  const visits = Array.from({ length: 10 }, (_, k): Step[] => [
+    { at: 30_000 + 5000 * k, do: 'start', node: `visitor-${k}` },
+    { at: 32_500 + 5000 * k, do: 'stop', node: `visitor-${k}` },
+  ]).flat();
+  const steps: Step[] = [...ids.map((node): Step => ({ at: 0, do: 'start', node })), ...visits, { at: 85_000, do: 'stop', node: ids[0]! }];
+  const run = await runScenario({ seed: n, timing, steps }, { recordOperations: false });
+  // The members who stay: a visitor is a follower for a few intervals only.
+  return costPerMember(run.costs.filter((c) => !c.node.startsWith('visitor-')), 30_000, 80_000, timing.intervalMs);
+}
+
 describe('store cost per member and per interval in steady state', () => {
+  it('bytes per follower do not depend on N while members come and go: a list change costs each follower a step, not the list', async () => {
+    const small = await churnCost(10);
+    const large = await churnCost(60);
+    expect(Math.abs(large.followerBytesOut - small.followerBytesOut) / small.followerBytesOut).toBeLessThan(0.2);
+    // Two per interval, one step read per list change (20 in 50 intervals), and the rare header scans.
+    expect(large.followerCommands).toBeLessThanOrEqual(2 + 20 / 50 + 4 / 25);
+  }, 120_000);
+
   it('a follower costs at most 2 commands per interval (a header read and a PING exchange) plus its rare header scans', async () => {
     const cost = await steadyCost(10);
     expect(cost.followerCommands).toBeGreaterThanOrEqual(2);
