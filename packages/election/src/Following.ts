@@ -53,6 +53,11 @@ export class Following {
     const tracked = this.staleness.tracked;
     if (moving && sameLeadership(tracked, { ...moving, members: [] }) && moving.version > tracked!.version) {
       this.staleness.observe({ ...tracked!, version: moving.version }, read.startedAt);
+    } else if (moving && tracked === undefined && read.best === undefined) {
+      // A reader that knows nothing yet saw a leader's header but could not read its list (a
+      // thousand nodes starting at once all fetch it): the leader's progress is watched from its
+      // header until the list is read, so the reader does not stand against a live leader.
+      this.staleness.observe({ ...moving, members: [{ id: moving.id, weight: 1 }] }, read.startedAt);
     }
     return read;
   }

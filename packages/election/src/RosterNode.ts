@@ -250,6 +250,7 @@ export class RosterNode implements RosterNodeApi {
 
   #becomeCandidate(reason: RoleChangeReason): void {
     this.#stats.count('candidacy');
+    this.#stats.count(`candidacy.${reason}`);
     this.#setPhase({ role: 'candidate', candidacy: { phase: 'unclaimed', basis: this.#f.bestSeen, others: this.#f.staleness.clone(), blind: reason === 'unreachable' } }, reason);
     this.#main.poke();
   }

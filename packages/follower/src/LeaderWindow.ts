@@ -48,8 +48,9 @@ export interface LeaderWindowRead {
   readonly scanned: boolean;
   /**
    * A poll only: the header of a later Version of the leadership it follows, whose whole value
-   * (a new member list) could not be read. The leader is publishing; the list is read again at the
-   * next poll.
+   * (a new member list) could not be read; or, to a reader that knows no broadcast yet, the header
+   * of the best value it could not read whole. The leader is publishing; the list is read again at
+   * the next poll.
    */
   readonly moving?: BroadcastHeader;
 }
@@ -356,7 +357,9 @@ export class LeaderWindow {
       } catch (error) {
         slots[p.nonce] = { nonce: p.nonce, state: 'unavailable', error };
         // The header alone shows the leader followed publishing a new list: progress all the same.
-        if (moving === undefined && known && sameLeadership(known.broadcast, order(p.header)) && p.header.version > known.broadcast.version) moving = p.header;
+        // To a reader that knows no broadcast yet, the best header is the leadership to watch.
+        const news = known ? sameLeadership(known.broadcast, order(p.header)) && p.header.version > known.broadcast.version : p === pending[0];
+        if (moving === undefined && news) moving = p.header;
       }
       if (slots[p.nonce]!.state === 'broadcast') break;
     }

@@ -14,6 +14,8 @@ export class Staleness {
   /** Like `#changedAt`, but also moved on by a gap in the reads that reached the store. */
   #seenStillFrom: number;
   #lastReachableStartedAt: number;
+  /** A change is timed no earlier than this: the completion of the last read the reader was not looking through. */
+  #notBefore = Number.NEGATIVE_INFINITY;
   readonly #claimGraceMs: number;
 
   /**
@@ -34,14 +36,18 @@ export class Staleness {
     return this.#tracked;
   }
 
-  /** Records what a read completed at `at` saw; returns true when it is a change. */
+  /**
+   * Records what a read saw, timed at `at` (the start of that read), or at the completion of a read
+   * the reader was not looking through ({@link sawRead}) when that is later; returns true when it
+   * is a change.
+   */
   observe(seen: Broadcast | undefined, at: number): boolean {
     const prev = this.#tracked;
     const same = prev === undefined ? seen === undefined : sameLeadership(prev, seen) && prev.version === seen!.version;
     if (same) return false;
     this.#tracked = seen;
-    this.#changedAt = at;
-    this.#seenStillFrom = at;
+    this.#changedAt = Math.max(at, this.#notBefore);
+    this.#seenStillFrom = this.#changedAt;
     return true;
   }
 
@@ -52,6 +58,7 @@ export class Staleness {
     copy.#lastReadStartedAt = this.#lastReadStartedAt;
     copy.#seenStillFrom = this.#seenStillFrom;
     copy.#lastReachableStartedAt = this.#lastReachableStartedAt;
+    copy.#notBefore = this.#notBefore;
     return copy;
   }
 
@@ -65,11 +72,18 @@ export class Staleness {
    * (a follower that can read nothing for T stands, blind), but not as evidence of stillness
    * ({@link isSeenStill}): after a gap longer than `maxGapMs` between reads that reached the
    * store, the tracked value counts as seen still only from this read on.
+   *
+   * A read that itself took longer than `maxGapMs` (its reply waited behind a busy event loop, or
+   * the process was paused during it) is such a gap too, and what it saw changed counts as seen at
+   * its completion, not at its start: otherwise a reader whose reads take longer than T would stand
+   * on the very read that saw the leader's progress.
    */
   sawRead(startedAt: number, at: number, maxGapMs: number, reachable = true): void {
-    if (this.#lastReadStartedAt !== undefined && startedAt - this.#lastReadStartedAt > maxGapMs) {
+    const slow = at - startedAt > maxGapMs;
+    if (slow || (this.#lastReadStartedAt !== undefined && startedAt - this.#lastReadStartedAt > maxGapMs)) {
       this.#changedAt = Math.max(this.#changedAt, at);
       this.#seenStillFrom = Math.max(this.#seenStillFrom, at);
+      this.#notBefore = Math.max(this.#notBefore, at);
     }
     this.#lastReadStartedAt = startedAt;
     if (!reachable) return;

@@ -110,6 +110,15 @@ describe('LeaderWindow.poll', () => {
     expect(seen.best?.members).toHaveLength(101);
   });
 
+  it('to a reader that knows nothing yet, reports the header of the best value it could not read whole (moving)', async () => {
+    const { store, faults, window } = setup();
+    await store.set('leader 1', formatBroadcast({ era: 1, nonce: 1, version: 3000, id: 'node-0', members: members(100) }));
+    faults.failures({ probability: 1, ops: ['get'] });
+    const read = await window.poll();
+    expect(read.best).toBeUndefined();
+    expect(read.moving).toEqual({ era: 1, nonce: 1, version: 3000, id: 'node-0' });
+  });
+
   it('reads the same number of bytes per poll for 100 and for 1,000 members while the list is stable, periodic scans included', async () => {
     const perPoll: number[] = [];
     for (const n of [100, 1000]) {

@@ -89,6 +89,25 @@ describe('Staleness', () => {
     expect(s.isStale(50 + T, T)).toBe(true);
   });
 
+  it('slow-read rule: a read that took longer than the gap counts what it saw from its completion (a busy reader does not stand on the read that saw progress)', () => {
+    const s = new Staleness(0);
+    s.sawRead(0, 10, 2 * I);
+    s.observe(b(1), 0);
+    // A read that started at 1000 and, its reply stuck behind a busy event loop, completed at 7000.
+    s.sawRead(1000, 7000, 2 * I);
+    expect(s.observe(b(2), 1000)).toBe(true);
+    expect(s.isStale(7000, T)).toBe(false);
+    expect(s.staleAt(T)).toBe(7000 + T);
+    expect(s.seenStillAt(T)).toBe(7000 + T);
+    // The next read started more than the gap after the slow one did (the read-gap rule); the one after is timed from its start again.
+    s.sawRead(8000, 8050, 2 * I);
+    s.observe(b(3), 8000);
+    expect(s.staleAt(T)).toBe(8050 + T);
+    s.sawRead(9000, 9050, 2 * I);
+    s.observe(b(4), 9000);
+    expect(s.staleAt(T)).toBe(9000 + T);
+  });
+
   it('the first read never counts as a gap', () => {
     const s = new Staleness(0);
     s.observe(b(1), 0);
