@@ -27,12 +27,10 @@ export class NodeView {
 
   /** True when `id` is in the member list. */
   lists(id: string): boolean {
-    // Asked at every step of a follower: answered from the list it last checked while that stands.
     const list = this.#members.list;
-    if (this.#listed?.list !== list || this.#listed.id !== id) this.#listed = { list, id, listed: list.some((m) => m.id === id) };
-    return this.#listed.listed;
+    const at = indexById(list, id);
+    return at < list.length && list[at]!.id === id;
   }
-  #listed: { list: readonly Member[]; id: string; listed: boolean } | undefined;
 
   /**
    * The place of `id` among the members other than `leaderId`, in the list's order (by id, the
@@ -40,21 +38,10 @@ export class NodeView {
    */
   rankOf(id: string, leaderId: string | undefined): number | undefined {
     const list = this.#members.list;
-    const cached = this.#rank;
-    if (cached?.list === list && cached.id === id && cached.leaderId === leaderId) return cached.rank;
-    let rank: number | undefined;
-    let before = 0;
-    for (const m of list) {
-      if (m.id === id) {
-        rank = before;
-        break;
-      }
-      if (m.id !== leaderId) before++;
-    }
-    this.#rank = { list, id, leaderId, rank };
-    return rank;
+    const at = indexById(list, id);
+    if (at >= list.length || list[at]!.id !== id) return undefined;
+    return leaderId !== undefined && leaderId < id && this.lists(leaderId) ? at - 1 : at;
   }
-  #rank: { list: readonly Member[]; id: string; leaderId: string | undefined; rank: number | undefined } | undefined;
 
   watch(fn: WatchFunction): () => void {
     return this.#updates.watch(fn);
@@ -113,6 +100,7 @@ export class NodeView {
     const list = sortedById(b.members);
     const prev = this.#members.list;
     const { added, removed, same } = compareSorted(prev, list);
+    if (same) return void (this.#members = { version: b.version, list: prev });
     this.#members = { version: b.version, list };
     if (same) return;
     this.#updates.emit({ type: 'members', version: b.version, members: list, added, removed });
@@ -127,8 +115,41 @@ export class NodeView {
 
 const byId = (x: Member, y: Member): number => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
 
-/** `members` sorted by id: in one pass when all but the first already are (the leader's order). */
+/** The first place in `list` (sorted by id) whose id is not below `id`. */
+function indexById(list: readonly Member[], id: string): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]!.id < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Nodes of one process that share a ListCache hold the same broadcast arrays: what is computed
+// from them is computed once. Memos of pure functions, keyed weakly by the arrays.
+const sortedMemo = new WeakMap<readonly Member[], Member[]>();
+const compareMemo = new WeakMap<readonly Member[], { next: readonly Member[]; result: ReturnType<typeof compareSortedOnce> }>();
+
+/** `members` sorted by id (memoized per array). */
 function sortedById(members: readonly Member[]): Member[] {
+  let sorted = sortedMemo.get(members);
+  if (sorted === undefined) sortedMemo.set(members, (sorted = sortedByIdOnce(members)));
+  return sorted;
+}
+
+/** {@link compareSortedOnce}, memoized per pair of arrays. */
+function compareSorted(prev: readonly Member[], next: readonly Member[]): ReturnType<typeof compareSortedOnce> {
+  const memo = compareMemo.get(prev);
+  if (memo?.next === next) return memo.result;
+  const result = compareSortedOnce(prev, next);
+  compareMemo.set(prev, { next, result });
+  return result;
+}
+
+/** `members` sorted by id: in one pass when all but the first already are (the leader's order). */
+function sortedByIdOnce(members: readonly Member[]): Member[] {
   for (let i = 2; i < members.length; i++) if (members[i - 1]!.id >= members[i]!.id) return [...members].sort(byId);
   if (members.length < 2) return [...members];
   const [first, ...rest] = members as [Member, ...Member[]];
@@ -139,7 +160,7 @@ function sortedById(members: readonly Member[]): Member[] {
 }
 
 /** What changed from `prev` to `next`, both sorted by id: ids added and removed, and whether nothing did (weights included). */
-function compareSorted(prev: readonly Member[], next: readonly Member[]): { added: string[]; removed: string[]; same: boolean } {
+function compareSortedOnce(prev: readonly Member[], next: readonly Member[]): { added: readonly string[]; removed: readonly string[]; same: boolean } {
   const added: string[] = [];
   const removed: string[] = [];
   let same = prev.length === next.length;

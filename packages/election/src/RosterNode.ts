@@ -92,7 +92,8 @@ export class RosterNode implements RosterNodeApi {
       onGarbage,
       // A new list is built from the steps the leader writes beside the broadcast when possible.
       stepKey: (to) => this.#keys.listStep(to),
-      onList: (how) => this.#stats.count(how === 'step' ? 'list.step' : 'list.whole'),
+      ...(config.listCache && { lists: config.listCache }),
+      onList: (how) => this.#stats.count(`list.${how}`),
     });
     this.#f = new Following(window, clock, intervalMs, this.#stats);
     this.#pinger = new Pinger({ kv, key: this.#keys.idKey(this.id), clock, opTimeoutMs: operationTimeoutMs });

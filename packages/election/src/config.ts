@@ -9,7 +9,7 @@ import {
   type KV,
   type Logger,
 } from '@roster/kv-adapter';
-import { checkId, checkWeight, isValidId } from '@roster/follower';
+import { checkId, checkWeight, isValidId, ListCache } from '@roster/follower';
 
 /** Options of `createNode()`. */
 export interface RosterNodeOptions {
@@ -52,6 +52,11 @@ export interface RosterNodeOptions {
   readonly clock?: Clock;
   /** Where the node logs (pino's shape). @defaultValue silent */
   readonly logger?: Logger;
+  /**
+   * Member lists shared with the other nodes of this process that follow the same group (see
+   * `ListCache`): a new list is then read or built once per process. @defaultValue one of its own
+   */
+  readonly listCache?: ListCache;
 }
 
 /** The timing and identity a node would run with: {@link checkNodeOptions}'s answer. */
@@ -73,6 +78,7 @@ export interface ResolvedConfig extends NodeSettings {
   readonly namespace: Namespace;
   readonly clock: Clock;
   readonly logger: Logger;
+  readonly listCache?: ListCache;
 }
 
 /** A fresh node id: a UUID without dashes, as libcluster generates (seed 002). */
@@ -160,6 +166,9 @@ function resolveTiming(options: Omit<RosterNodeOptions, 'kv'>): Omit<ResolvedCon
   if (options.observer !== undefined && typeof options.observer !== 'boolean') {
     throw new ConfigError('observer', options.observer, 'Expected `observer` to be a boolean');
   }
+  if (options.listCache !== undefined && !(options.listCache instanceof ListCache)) {
+    throw new ConfigError('listCache', options.listCache, 'Expected `listCache` to be a ListCache');
+  }
   return {
     namespace: new Namespace(options.cluster, options.env),
     id,
@@ -173,5 +182,6 @@ function resolveTiming(options: Omit<RosterNodeOptions, 'kv'>): Omit<ResolvedCon
     observer: options.observer ?? false,
     clock: options.clock ?? realClock,
     logger: options.logger ?? silentLogger,
+    ...(options.listCache && { listCache: options.listCache }),
   };
 }

@@ -27,4 +27,4 @@ export type {
   RosterUpdate,
   WatchFunction,
 } from './events.js';
-export { fencingToken, type Member, type Broadcast } from '@roster/follower';
+export { fencingToken, ListCache, type Member, type Broadcast } from '@roster/follower';

@@ -23,6 +23,7 @@ describe('config is validated once, with an error naming the field', () => {
     ['env', { env: '' }],
     ['kv', { kv: {} }],
     ['observer', { observer: 'yes' }],
+    ['listCache', { listCache: new Map() }],
   ];
   for (const [field, bad] of cases) {
     it(`rejects ${JSON.stringify(bad).slice(0, 60)} naming \`${field}\``, () => {

@@ -4,6 +4,7 @@ describe('the public API of @roster/election', () => {
   it('exports exactly these names (widening the API is a deliberate diff)', async () => {
     expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
       'LeadershipLostError',
+      'ListCache',
       'NodeStateError',
       'checkNodeOptions',
       'createNode',

@@ -12,8 +12,8 @@ import {
   type Broadcast,
   type BroadcastHeader,
 } from './broadcast.js';
-import { applyListStep, listIdKey, listIdOf, parseListStep, sameListId, withMembers, type ListId, type ListStep } from './listStep.js';
 import type { Member } from './ids.js';
+import { applyListStep, ListCache, listIdOf, parseListStep, sameListId, withMembers, type ListId, type ListStep } from './listStep.js';
 
 /** One nonce of the leader key as read. */
 export type LeaderSlot =
@@ -117,15 +117,22 @@ export interface LeaderWindowOptions {
    * reads the whole broadcast only when it cannot.
    */
   readonly stepKey?: (to: ListId) => string;
-  /** Called for each new list a poll took in: built from steps, or read whole. */
-  readonly onList?: (how: 'step' | 'whole') => void;
+  /**
+   * The lists this window builds new ones from and need not read again; several windows (the nodes
+   * of one process) may share one. @defaultValue a cache of its own
+   */
+  readonly lists?: ListCache;
+  /** Called for each new list a poll took in: from the cache, built from steps, or read whole. */
+  readonly onList?: (how: 'cached' | 'step' | 'whole') => void;
 }
+
+/** The `error` of a nonce whose list another reader sharing the cache was fetching, and failed to. */
+export const SHARED_READ_FAILED = 'the read of this list by another reader sharing the list cache failed';
 
 /** Most steps a poll reads back from a new list to one it holds. */
 const MAX_STEPS = 3;
 
-/** Lists a window remembers as bases for steps (the one followed, and the few before it). */
-const KEPT_LISTS = 4;
+
 
 /** What a poll knows of the broadcast it follows. */
 interface Known {
@@ -190,13 +197,14 @@ export class LeaderWindow {
   readonly #o: LeaderWindowOptions;
   #known: Known | undefined;
   #scannedAt = Number.NEGATIVE_INFINITY;
-  /** The last lists seen, by `listIdKey`, oldest first: the bases steps start from. */
-  readonly #lists = new Map<string, readonly Member[]>();
+  /** The last lists seen: the bases steps start from. */
+  readonly #lists: ListCache;
   /** Steps are not read before this time (a step read failed: the shortcut is off for a while). */
   #stepsOffUntil = Number.NEGATIVE_INFINITY;
 
   constructor(options: LeaderWindowOptions) {
     this.#o = options;
+    this.#lists = options.lists ?? new ListCache(4);
   }
 
   /** The compound key read. */
@@ -344,22 +352,46 @@ export class LeaderWindow {
     for (const p of pending) {
       const best = bestBroadcast(broadcastsOf(slots));
       if (best && !supersedes(order(p.header), best)) break;
-      const built = await this.#fromSteps(p.header, signal);
-      if (built !== undefined) {
-        this.#o.onList?.('step');
-        slots[p.nonce] = lazySlot(p.nonce, built);
+      const cached = p.header.version > 0 ? this.#lists.get(listIdOf(p.header)) : undefined;
+      if (cached !== undefined) {
+        this.#o.onList?.('cached');
+        slots[p.nonce] = lazySlot(p.nonce, withMembers(p.header, cached));
         break;
       }
-      try {
-        const value = await withDeadline(clock, timeoutMs, 'leader key read', kv.get(key.at(p.nonce), { signal }));
-        slots[p.nonce] = value === null ? { nonce: p.nonce, state: 'empty' } : this.#parse(p.nonce, value);
-        if (value !== null) this.#o.onList?.('whole');
-      } catch (error) {
+      const failed = (error: unknown): void => {
         slots[p.nonce] = { nonce: p.nonce, state: 'unavailable', error };
         // The header alone shows the leader followed publishing a new list: progress all the same.
         // To a reader that knows no broadcast yet, the best header is the leadership to watch.
         const news = known ? sameLeadership(known.broadcast, order(p.header)) && p.header.version > known.broadcast.version : p === pending[0];
         if (moving === undefined && news) moving = p.header;
+      };
+      // The list of this header is fetched once per cache: readers sharing the cache wait for the
+      // fetch in flight rather than each reading the same list.
+      const id = listIdOf(p.header);
+      const fetchList = async (): Promise<readonly Member[] | undefined> => {
+        const built = await this.#fromSteps(p.header, signal);
+        if (built !== undefined) {
+          this.#o.onList?.('step');
+          slots[p.nonce] = lazySlot(p.nonce, built);
+          return built.members;
+        }
+        try {
+          const value = await withDeadline(clock, timeoutMs, 'leader key read', kv.get(key.at(p.nonce), { signal }));
+          slots[p.nonce] = value === null ? { nonce: p.nonce, state: 'empty' } : this.#parse(p.nonce, value);
+          if (value !== null) this.#o.onList?.('whole');
+        } catch (error) {
+          failed(error);
+        }
+        const slot = slots[p.nonce]!;
+        return slot.state === 'broadcast' && slot.broadcast.version > 0 && sameListId(listIdOf(slot.broadcast), id) ? slot.broadcast.members : undefined;
+      };
+      const fetched = p.header.version > 0 ? await this.#lists.load(id, fetchList) : { members: await fetchList(), ran: true };
+      if (!fetched.ran) {
+        if (fetched.members === undefined) failed(new Error(SHARED_READ_FAILED));
+        else {
+          this.#o.onList?.('cached');
+          slots[p.nonce] = lazySlot(p.nonce, withMembers(p.header, fetched.members));
+        }
       }
       if (slots[p.nonce]!.state === 'broadcast') break;
     }
@@ -384,7 +416,7 @@ export class LeaderWindow {
   async #fromSteps(h: BroadcastHeader, signal: AbortSignal | undefined): Promise<Broadcast | undefined> {
     const { kv, clock, timeoutMs, stepKey } = this.#o;
     const start = clock.now();
-    if (stepKey === undefined || h.version === 0 || this.#lists.size === 0 || start < this.#stepsOffUntil) return undefined;
+    if (stepKey === undefined || h.version === 0 || start < this.#stepsOffUntil) return undefined;
     const chain: ListStep[] = [];
     let target = listIdOf(h);
     for (let hop = 0; hop < MAX_STEPS; hop++) {
@@ -400,7 +432,7 @@ export class LeaderWindow {
       const step = value === null ? undefined : parseListStep(value);
       if (step === undefined || !sameListId(step.to, target)) return undefined;
       chain.push(step);
-      let members = this.#lists.get(listIdKey(step.from));
+      let members = this.#lists.get(step.from);
       if (members === undefined) {
         target = step.from;
         continue;
@@ -418,12 +450,7 @@ export class LeaderWindow {
       return;
     }
     const b = next.broadcast;
-    if (b.version > 0 && b.members.length > 0) {
-      const k = listIdKey(listIdOf(b));
-      this.#lists.delete(k);
-      this.#lists.set(k, b.members);
-      if (this.#lists.size > KEPT_LISTS) this.#lists.delete(this.#lists.keys().next().value!);
-    }
+    if (b.version > 0 && b.members.length > 0) this.#lists.put(listIdOf(b), b.members);
     const moved = prev === undefined || !sameLeadership(prev.broadcast, next.broadcast) || prev.broadcast.version !== next.broadcast.version;
     this.#known = { ...next, movedAt: moved ? at : prev.movedAt };
   }

@@ -40,6 +40,7 @@ export {
   formatListStep,
   parseListStep,
   applyListStep,
+  ListCache,
 } from './listStep.js';
 export { LeaderWindow, coversBelow, readEveryNonce, type LeaderWindowOptions, type LeaderWindowRead, type LeaderSlot, type OwnPublication } from './LeaderWindow.js';
 export { Staleness } from './Staleness.js';

@@ -190,3 +190,66 @@ export function applyListStep(base: readonly Member[], step: ListStep): Member[]
 export function withMembers(header: BroadcastHeader, members: readonly Member[]): Broadcast {
   return { era: header.era, nonce: header.nonce, version: header.version, id: header.id, members };
 }
+
+/**
+ * Member lists by {@link ListId}, the last few seen: the bases a reader builds new lists from with
+ * steps, and the lists it need not read again. One leadership publishes one list per list epoch,
+ * so a list found here is the list of any broadcast with that id. A process that hosts many nodes
+ * of one group may give them one cache (`createNode({ listCache })`): each new list is then read
+ * or built once per process, not once per node, and every node holds the same array.
+ *
+ * @example
+ * ```ts
+ * const listCache = new ListCache();
+ * const nodes = ids.map((id) => createNode({ kv, cluster: 'jobs', env: 'prod', id, listCache }));
+ * ```
+ */
+export class ListCache {
+  readonly #lists = new Map<string, readonly Member[]>();
+  readonly #loading = new Map<string, Promise<readonly Member[] | undefined>>();
+  readonly #capacity: number;
+
+  /** @param capacity - how many lists are kept, the most recently stored ones (at least 1). */
+  constructor(capacity = 8) {
+    this.#capacity = Math.max(1, Math.floor(capacity));
+  }
+
+  /** The list `id`, when kept. */
+  get(id: ListId): readonly Member[] | undefined {
+    return this.#lists.get(listIdKey(id));
+  }
+
+  /**
+   * The list `id`: kept, or fetched by `fetch` once for every caller that asks while the fetch is
+   * in flight (`ran` tells the caller whether its own `fetch` ran). A list fetched is kept.
+   */
+  async load(id: ListId, fetch: () => Promise<readonly Member[] | undefined>): Promise<{ members: readonly Member[] | undefined; ran: boolean }> {
+    const k = listIdKey(id);
+    const kept = this.#lists.get(k);
+    if (kept !== undefined) return { members: kept, ran: false };
+    const inFlight = this.#loading.get(k);
+    if (inFlight !== undefined) return { members: await inFlight, ran: false };
+    const loading = fetch().then(
+      (members) => {
+        if (members !== undefined) this.put(id, members);
+        return members;
+      },
+      () => undefined,
+    );
+    this.#loading.set(k, loading);
+    try {
+      return { members: await loading, ran: true };
+    } finally {
+      this.#loading.delete(k);
+    }
+  }
+
+  /** Keeps `members` as the list `id` (dropping the oldest list beyond the capacity). */
+  put(id: ListId, members: readonly Member[]): void {
+    const k = listIdKey(id);
+    if (this.#lists.get(k) === members) return;
+    this.#lists.delete(k);
+    this.#lists.set(k, members);
+    if (this.#lists.size > this.#capacity) this.#lists.delete(this.#lists.keys().next().value!);
+  }
+}

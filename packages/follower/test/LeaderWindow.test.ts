@@ -1,7 +1,7 @@
 import { CompoundKey, MemoryKV, silentLogger } from '@roster/kv-adapter';
 import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
 import { describe, expect, it } from 'vitest';
-import { coversBelow, diffLists, formatBroadcast, formatListStep, LeaderWindow, listIdOf, nextVersion, type Broadcast, type ListId, type Member } from '../src/index.js';
+import { coversBelow, diffLists, ListCache, formatBroadcast, formatListStep, LeaderWindow, listIdOf, nextVersion, type Broadcast, type ListId, type Member } from '../src/index.js';
 import { NOT_READ } from '../src/LeaderWindow.js';
 
 const I = 100;
@@ -10,7 +10,7 @@ const members = (n: number): Member[] => Array.from({ length: n }, (_, i) => ({ 
 
 const stepKey = (to: ListId): string => `list/${to.era}/${to.nonce}/${to.id}/${to.epoch}`;
 
-function setup(options: { steps?: boolean } = {}) {
+function setup(options: { steps?: boolean; lists?: ListCache } = {}) {
   const clock = new VirtualClock();
   const store = new MemoryKV({ clock });
   const faults = new FaultInjector({ clock, seed: 1, logCapacity: 10_000 });
@@ -25,9 +25,10 @@ function setup(options: { steps?: boolean } = {}) {
     stillMs: 1.5 * I,
     scanEveryMs: 5 * T,
     onGarbage: (_n, raw) => garbage.push(raw),
-    ...(options.steps && { stepKey, onList: (how: 'step' | 'whole') => lists.push(how) }),
+    ...(options.steps && { stepKey, onList: (how: 'cached' | 'step' | 'whole') => lists.push(how) }),
+    ...(options.lists && { lists: options.lists }),
   });
-  const lists: ('step' | 'whole')[] = [];
+  const lists: ('cached' | 'step' | 'whole')[] = [];
   const ops = () => faults.operations().map((o) => `${o.op} ${o.key ?? ''}`);
   /** Bytes the store returned to the reader since the last call. */
   let seen = 0;
@@ -406,5 +407,35 @@ describe('LeaderWindow.poll with list steps', () => {
     await leader.publish(grown(leader.current.members, 'c'), { step: true });
     expect((await window.poll()).best).toEqual(leader.current);
     expect(lists.at(-1)).toBe('step');
+  });
+
+  it('windows that share a ListCache read or build each new list once: the others take it from the cache', async () => {
+    const cache = new ListCache();
+    const a = setup({ steps: true, lists: cache });
+    const leader = publisher(a.store, { era: 1, nonce: 0, version: 0, id: 'node-0', members: members(100) });
+    await leader.publish(leader.current.members.slice());
+    const b = { ...a, window: new LeaderWindow({ kv: a.faults.view(a.store, 'g'), key: new CompoundKey('leader', { window: 4 }), clock: a.clock, logger: silentLogger, timeoutMs: I / 2, stillMs: 1.5 * I, scanEveryMs: 5 * T, stepKey, lists: cache, onList: (how) => a.lists.push(how) }) };
+    await a.window.poll();
+    await b.window.poll();
+    expect(a.lists).toEqual(['whole', 'cached']);
+    await a.clock.advance(I);
+    await leader.publish(grown(leader.current.members, 'x'), { step: true });
+    const before = a.ops().length;
+    expect((await a.window.poll()).best).toEqual(leader.current);
+    const read = await b.window.poll();
+    expect(read.best).toEqual(leader.current);
+    expect(read.best?.members).toBe((await a.window.poll()).best?.members);
+    expect(a.lists.slice(2)).toEqual(['step', 'cached']);
+    expect(a.ops().slice(before)).toEqual(['getRange leader 0', 'get list/1/0/node-0/2', 'getRange leader 0', 'getRange leader 0']);
+  });
+
+  it('windows that share a ListCache and poll at once read a new list once: the others wait for that read', async () => {
+    const cache = new ListCache();
+    const a = setup({ lists: cache });
+    await a.store.set('leader 0', formatBroadcast({ era: 1, nonce: 0, version: 1000, id: 'node-0', members: members(500) }));
+    const windows = Array.from({ length: 20 }, () => new LeaderWindow({ kv: a.faults.view(a.store, 'g'), key: new CompoundKey('leader', { window: 4 }), clock: a.clock, logger: silentLogger, timeoutMs: I / 2, lists: cache }));
+    const reads = await Promise.all(windows.map((w) => w.poll()));
+    expect(reads.every((r) => r.best?.members.length === 500)).toBe(true);
+    expect(a.ops().filter((o) => o === 'get leader 0')).toHaveLength(1);
   });
 });

@@ -5,6 +5,7 @@ describe('the public API of @roster/follower', () => {
     expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
       'Joiner',
       'LeaderWindow',
+      'ListCache',
       'Pinger',
       'RosterKeys',
       'Staleness',

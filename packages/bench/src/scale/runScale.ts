@@ -4,6 +4,7 @@
  * the store serves per member and interval (from Redis's own counters), the leader's CPU, and the
  * failover with N members.
  */
+import { setPriority } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { spawnTracked, terminate, type Tracked } from '../infra/processes.js';
 import { builtScript } from '../paths.js';
@@ -51,6 +52,11 @@ export interface ScaleResult extends ScaleCase {
   readonly failoverMs: number | null;
   /** …until every surviving member follows that new leader (at the workers' report resolution). */
   readonly allFollowMs: number | null;
+  /**
+   * Member lists the nodes took in from the spawn of the workers until convergence (or the limit):
+   * built from a list step, or read whole.
+   */
+  readonly listsTakenIn?: { readonly cached: number; readonly step: number; readonly whole: number };
   /** Elections won by members of the workers before the leader process was killed: leadership that moved on its own. */
   readonly unforcedElections: number;
   /** What went differently from plan, for readers (e.g. the leader lost leadership on its own). */
@@ -70,6 +76,9 @@ export interface ScaleRunOptions {
   readonly windowMs: number;
   readonly convergeLimitMs: number;
 }
+
+/** The niceness of the worker processes (the leader process runs at the bench's own). */
+export const WORKER_NICENESS = 10;
 
 interface Proc {
   readonly tracked: Tracked;
@@ -93,6 +102,10 @@ function startWorker(options: ScaleRunOptions, c: ScaleCase, key: string, prefix
     },
   });
   (proc as { tracked: Tracked }).tracked = tracked;
+  // The members of a worker stand for many machines, each with a CPU of its own; on one machine
+  // they run at a lower priority, so that they do not starve the leader process and the store of
+  // the CPU those have on their own hosts.
+  if (count > 1 && tracked.pid > 0) setPriority(tracked.pid, WORKER_NICENESS);
   return proc;
 }
 
@@ -129,7 +142,9 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
       among.every((p) => p.last !== undefined && p.last.started === p.count && p.last.following[leaderOf] === p.count && p.last.minMembers === n && p.last.maxMembers === n);
     const ok = await waitFor(() => converged(leaderId, c.members, procs), options.convergeLimitMs);
     const convergeMs = ok ? Math.max(...procs.map((p) => p.last!.t)) - spawnedAt : null;
-    progress(`  scale ${c.store} N=${c.members} I=${c.intervalMs}/T=${c.timeoutMs}: ${ok ? `converged in ${convergeMs} ms` : `not converged within ${options.convergeLimitMs} ms (${procs.map((p) => `${p.last?.minMembers ?? 0}-${p.last?.maxMembers ?? 0}`).join(' ')})`}`);
+    const stat = (name: string): number => procs.reduce((n, p) => n + (p.last?.stats[name] ?? 0), 0);
+    const listsTakenIn = { cached: stat('list.cached'), step: stat('list.step'), whole: stat('list.whole') };
+    progress(`  scale ${c.store} N=${c.members} I=${c.intervalMs}/T=${c.timeoutMs}: ${ok ? `converged in ${convergeMs} ms` : `not converged within ${options.convergeLimitMs} ms (${procs.map((p) => `${p.last?.minMembers ?? 0}-${p.last?.maxMembers ?? 0}`).join(' ')})`}; lists taken in: ${listsTakenIn.cached} from the process's cache, ${listsTakenIn.step} by step, ${listsTakenIn.whole} whole; elections ${stat('elected')}; candidacies ${['stale', 'pong-timeout', 'goodbye', 'unreachable'].map((r) => `${r} ${stat(`candidacy.${r}`)}`).join(', ')}`);
 
     // Cost over a steady window.
     const cpu0 = leader.last!.cpuMs;
@@ -205,7 +220,7 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
     }
     const fullNote = stillLeads && failoverMs === null ? `no member reported leading within ${10 * c.timeoutMs + 10_000} ms of the kill` : note;
     if (fullNote) progress(`    note: ${fullNote}`);
-    return { ...base, ...cost, convergeMs, failoverMs, allFollowMs, unforcedElections, ...(fullNote && { note: fullNote }) };
+    return { ...base, ...cost, convergeMs, listsTakenIn, failoverMs, allFollowMs, unforcedElections, ...(fullNote && { note: fullNote }) };
   } catch (error) {
     progress(`  scale ${c.store} N=${c.members}: ${(error as Error).message}`);
     return { ...base, ...empty, error: (error as Error).message };

@@ -9,7 +9,7 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { createNode, type RosterNode } from '@roster/election';
+import { createNode, ListCache, type RosterNode } from '@roster/election';
 import { RedisKV, type KV } from '@roster/kv-adapter';
 
 /** What a worker prints every report period. */
@@ -76,9 +76,11 @@ const redis = await RedisKV.connect({ url: values.url!, connectTimeoutMs: 10_000
 const sent: Record<string, number> = {};
 const kv = counted(redis, sent);
 const nodes: RosterNode[] = [];
+// As a process hosting many nodes of one group would: each new member list is read or built once.
+const listCache = new ListCache();
 for (let i = 0; i < count; i++) {
   // Ids of one width whatever N, so that the bytes per member compare across N.
-  nodes.push(createNode({ kv, cluster: values.key!, env: 'bench', id: `${values.prefix}-${String(i).padStart(5, '0')}`, intervalMs: Number(values.interval), timeoutMs: Number(values.timeout) }));
+  nodes.push(createNode({ kv, cluster: values.key!, env: 'bench', id: `${values.prefix}-${String(i).padStart(5, '0')}`, intervalMs: Number(values.interval), timeoutMs: Number(values.timeout), listCache }));
 }
 for (const node of nodes) {
   node.on('role', (update) => {
