@@ -73,7 +73,7 @@ describe('namespaces on one redis-server', () => {
       }
       // Every key lies under its own cluster's prefix: the three prefixes share nothing.
       const keys = (await allKeys()).filter((k) => k.startsWith('roster/'));
-      for (const key of keys) expect(key).toMatch(/^roster\/(billing\/dev|shipping\/dev|billing\/prod)\/(leader|join|era|id\/[a-z0-9]+) \d+$/);
+      for (const key of keys) expect(key).toMatch(/^roster\/(billing\/dev|shipping\/dev|billing\/prod)\/((leader|join|era|id\/[a-z0-9]+) \d+|list\/\d+\/\d+\/[a-z0-9]+\/\d+)$/);
       for (const prefix of ['roster/billing/dev/', 'roster/shipping/dev/', 'roster/billing/prod/']) expect(keys.some((k) => k.startsWith(prefix))).toBe(true);
     } finally {
       for (const { node } of nodes) node.destroy();

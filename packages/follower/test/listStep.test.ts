@@ -36,7 +36,7 @@ describe('list steps', () => {
     // A new leader lists itself first and drops the one it replaced: two removals, one addition.
     const next = leaderList('n0007', others.filter((o) => o.id !== 'n0000'));
     const takeover = diffLists(from, before, { era: 4, nonce: 0, id: 'n0007', epoch: 1 }, next)!;
-    expect(takeover.removed.sort()).toEqual(['n0000', 'n0007']);
+    expect([...takeover.removed].sort()).toEqual(['n0000', 'n0007']);
     expect(takeover.added).toEqual([{ index: 0, member: m('n0007') }]);
     expect(applyListStep(before, takeover)).toEqual(next);
   });

@@ -133,3 +133,33 @@ describe('resign after a pause: the hand-over is as quick as ever', () => {
     );
   });
 });
+
+describe('a paused follower', () => {
+  /** Three nodes, n1 leads; the follower n3 is paused for `forMs` at `at`, its read in flight or not. */
+  function followerPaused(at: number, forMs: number): Scenario {
+    return {
+      seed: 2,
+      timing,
+      steps: [
+        { at: 0, do: 'start', node: 'n1' },
+        { at: 2 * T, do: 'start', node: 'n2' },
+        { at: 2 * T, do: 'start', node: 'n3' },
+        { at, do: 'pause', node: 'n3', forMs },
+      ],
+    };
+  }
+
+  it('never moves leadership, however long the pause and wherever it falls in its reads: on resume the read in flight counts from its completion', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 6 * T, max: 6 * T + 2 * I }), fc.integer({ min: T, max: 4 * T }), async (at, forMs) => {
+        const run = await runScenario(followerPaused(at, forMs));
+        const stood = run.history.entries.filter((e) => e.kind === 'update' && e.at >= at && e.update.type === 'role' && e.update.role === 'candidate').map((e) => e.node);
+        const leaders = new Set(run.history.samples.filter((s) => s.at >= at).flatMap((s) => s.leaders));
+        expect(stood).toEqual([]);
+        expect([...leaders].filter((l) => l !== 'n1')).toEqual([]);
+        expect(checkRun(run).violations).toEqual([]);
+      }),
+      params,
+    );
+  });
+});
