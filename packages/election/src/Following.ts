@@ -18,6 +18,8 @@ export class Following {
   maxEra = 0;
   /** Since when this follower expects PONGs (following a new leader resets it). */
   pongBase: number;
+  /** When the node's last read of the leader window started. */
+  #lastReadStartedAt: number | undefined;
   /** Whether this follower saw itself in the member list at its last step. */
   #listed = false;
   readEwma: number | undefined;
@@ -45,6 +47,11 @@ export class Following {
     this.readEwma = ewma(this.readEwma, read.at - read.startedAt);
     // Reads come every interval; a longer gap means we were not looking (see Staleness.sawRead).
     const maxGap = 2 * this.#intervalMs;
+    // The same holds for PONGs: silence while the node was not looking (a gap between reads, or a
+    // read that itself took longer) is no evidence that the leader stopped answering.
+    const blind = read.at - read.startedAt > maxGap || (this.#lastReadStartedAt !== undefined && read.startedAt - this.#lastReadStartedAt > maxGap);
+    if (blind) this.pongBase = Math.max(this.pongBase, read.at);
+    this.#lastReadStartedAt = read.startedAt;
     this.staleness.sawRead(read.startedAt, read.at, maxGap, read.reachable);
     others?.sawRead(read.startedAt, read.at, maxGap, read.reachable);
     // The leader followed published a new list that could not be read whole: its Version moved,
@@ -103,7 +110,8 @@ export class Following {
    * The follower's rule (seed 003 §2–3) at `now`: stand when the best leadership stood still for T
    * (`stale`) or said goodbye, or, while listed by the leader followed, when it has not PONGed
    * for T + 2I (PONGs are written once per interval and found once per interval, so two findings
-   * are a whole number of intervals apart and up to 2I more than the leader's silence: with less, a
+   * are a whole number of intervals apart and up to 2I more than the leader's silence; the clock
+   * restarts after a read gap, like stillness, see {@link read}: with less, a
    * leader pause shorter than T − I/2, which the broadcast rides out, could make a listed follower stand). The PONG path applies only while that leader is the best known: during an election (a
    * claim is the best) the follower waits for the claim to confirm or go still, or claims would
    * keep overtaking one another.

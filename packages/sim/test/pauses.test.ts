@@ -135,7 +135,10 @@ describe('resign after a pause: the hand-over is as quick as ever', () => {
 });
 
 describe('a paused follower', () => {
-  /** Three nodes, n1 leads; the follower n3 is paused for `forMs` at `at`, its read in flight or not. */
+  /**
+   * Three nodes, n1 leads; the follower n3, whose replies take 30–45 ms (so that a pause often
+   * catches a read in flight, as a busy event loop holds a reply), is paused for `forMs` at `at`.
+   */
   function followerPaused(at: number, forMs: number): Scenario {
     return {
       seed: 2,
@@ -144,10 +147,18 @@ describe('a paused follower', () => {
         { at: 0, do: 'start', node: 'n1' },
         { at: 2 * T, do: 'start', node: 'n2' },
         { at: 2 * T, do: 'start', node: 'n3' },
+        { at: 2 * T, do: 'latency', node: 'n3', minMs: 30, maxMs: 45, forMs: 20 * T, mode: 'apply-then-delay' },
         { at, do: 'pause', node: 'n3', forMs },
       ],
     };
   }
+
+  it('does not stand on resume for the PONGs it could not see while paused (silence while not looking is no evidence)', async () => {
+    const at = 3101;
+    const run = await runScenario(followerPaused(at, 641));
+    const stood = run.history.entries.filter((e) => e.kind === 'update' && e.at >= at && e.update.type === 'role' && e.update.role === 'candidate');
+    expect(stood).toEqual([]);
+  });
 
   it('never moves leadership, however long the pause and wherever it falls in its reads: on resume the read in flight counts from its completion', async () => {
     await fc.assert(
