@@ -18,6 +18,8 @@ export class Following {
   maxEra = 0;
   /** Since when this follower expects PONGs (following a new leader resets it). */
   pongBase: number;
+  /** A read that took longer than this was not looking (see Staleness.sawRead): max(2I, T/2). */
+  readonly #slowReadMs: number;
   /** When the node's last read of the leader window started. */
   #lastReadStartedAt: number | undefined;
   /** Whether this follower saw itself in the member list at its last step. */
@@ -25,9 +27,10 @@ export class Following {
   readEwma: number | undefined;
   rttEwma: number | undefined;
 
-  constructor(window: LeaderWindow, clock: Clock, intervalMs: number, stats: NodeStats) {
+  constructor(window: LeaderWindow, clock: Clock, intervalMs: number, timeoutMs: number, stats: NodeStats) {
     this.#window = window;
     this.#intervalMs = intervalMs;
+    this.#slowReadMs = Math.max(2 * intervalMs, timeoutMs / 2);
     this.#stats = stats;
     // A claim's candidate confirms up to T + I after claiming and publishes within an operation
     // after: a claim counts as still only after T + 2I (see Staleness).
@@ -49,11 +52,11 @@ export class Following {
     const maxGap = 2 * this.#intervalMs;
     // The same holds for PONGs: silence while the node was not looking (a gap between reads, or a
     // read that itself took longer) is no evidence that the leader stopped answering.
-    const blind = read.at - read.startedAt > maxGap || (this.#lastReadStartedAt !== undefined && read.startedAt - this.#lastReadStartedAt > maxGap);
+    const blind = read.at - read.startedAt > this.#slowReadMs || (this.#lastReadStartedAt !== undefined && read.startedAt - this.#lastReadStartedAt > maxGap);
     if (blind) this.pongBase = Math.max(this.pongBase, read.at);
     this.#lastReadStartedAt = read.startedAt;
-    this.staleness.sawRead(read.startedAt, read.at, maxGap, read.reachable);
-    others?.sawRead(read.startedAt, read.at, maxGap, read.reachable);
+    this.staleness.sawRead(read.startedAt, read.at, maxGap, read.reachable, this.#slowReadMs);
+    others?.sawRead(read.startedAt, read.at, maxGap, read.reachable, this.#slowReadMs);
     // The leader followed published a new list that could not be read whole: its Version moved,
     // which is what staleness watches (the list itself is read at the next poll).
     const moving = read.moving;

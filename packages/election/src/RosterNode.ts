@@ -95,7 +95,7 @@ export class RosterNode implements RosterNodeApi {
       ...(config.listCache && { lists: config.listCache }),
       onList: (how) => this.#stats.count(`list.${how}`),
     });
-    this.#f = new Following(window, clock, intervalMs, this.#stats);
+    this.#f = new Following(window, clock, intervalMs, config.timeoutMs, this.#stats);
     this.#pinger = new Pinger({ kv, key: this.#keys.idKey(this.id), clock, opTimeoutMs: operationTimeoutMs });
     this.#joiner = new Joiner({ kv, key: this.#keys.join(), clock, self: { id: this.id, weight: config.weight }, opTimeoutMs: operationTimeoutMs });
     this.#main = new Ticker({ clock, periodMs: intervalMs, logger, name: 'main', step: () => this.#step() });

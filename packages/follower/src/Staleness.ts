@@ -73,13 +73,14 @@ export class Staleness {
    * ({@link isSeenStill}): after a gap longer than `maxGapMs` between reads that reached the
    * store, the tracked value counts as seen still only from this read on.
    *
-   * A read that itself took longer than `maxGapMs` (its reply waited behind a busy event loop, or
+   * A read that itself took longer than `slowMs` (its reply waited behind a busy event loop, or
    * the process was paused during it) is such a gap too, and what it saw changed counts as seen at
    * its completion, not at its start: otherwise a reader whose reads take longer than T would stand
-   * on the very read that saw the leader's progress.
+   * on the very read that saw the leader's progress. (`slowMs` above the read gap keeps a loaded
+   * reader, whose reads often take a few hundred ms, from putting off its stand after a crash.)
    */
-  sawRead(startedAt: number, at: number, maxGapMs: number, reachable = true): void {
-    const slow = at - startedAt > maxGapMs;
+  sawRead(startedAt: number, at: number, maxGapMs: number, reachable = true, slowMs = maxGapMs): void {
+    const slow = at - startedAt > slowMs;
     if (slow || (this.#lastReadStartedAt !== undefined && startedAt - this.#lastReadStartedAt > maxGapMs)) {
       this.#changedAt = Math.max(this.#changedAt, at);
       this.#seenStillFrom = Math.max(this.#seenStillFrom, at);
