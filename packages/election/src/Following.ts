@@ -56,7 +56,9 @@ export class Following {
     if (blind) this.pongBase = Math.max(this.pongBase, read.at);
     this.#lastReadStartedAt = read.startedAt;
     this.staleness.sawRead(read.startedAt, read.at, maxGap, read.reachable, this.#slowReadMs);
-    others?.sawRead(read.startedAt, read.at, maxGap, read.reachable, this.#slowReadMs);
+    // A candidate's view of the others keeps timing from the start of a read: it only confirms a
+    // claim already made, on stillness seen by reads that reached the store (Staleness.isSeenStill).
+    others?.sawRead(read.startedAt, read.at, maxGap, read.reachable);
     // The leader followed published a new list that could not be read whole: its Version moved,
     // which is what staleness watches (the list itself is read at the next poll).
     const moving = read.moving;

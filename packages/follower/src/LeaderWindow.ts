@@ -12,7 +12,6 @@ import {
   type Broadcast,
   type BroadcastHeader,
 } from './broadcast.js';
-import type { Member } from './ids.js';
 import { applyListStep, ListCache, listIdOf, parseListStep, sameListId, withMembers, type ListId, type ListStep } from './listStep.js';
 
 /** One nonce of the leader key as read. */
@@ -368,12 +367,12 @@ export class LeaderWindow {
       // The list of this header is fetched once per cache: readers sharing the cache wait for the
       // fetch in flight rather than each reading the same list.
       const id = listIdOf(p.header);
-      const fetchList = async (): Promise<readonly Member[] | undefined> => {
+      const fetchList = async (): Promise<Broadcast | undefined> => {
         const built = await this.#fromSteps(p.header, signal);
         if (built !== undefined) {
           this.#o.onList?.('step');
           slots[p.nonce] = lazySlot(p.nonce, built);
-          return built.members;
+          return built;
         }
         try {
           const value = await withDeadline(clock, timeoutMs, 'leader key read', kv.get(key.at(p.nonce), { signal }));
@@ -383,15 +382,17 @@ export class LeaderWindow {
           failed(error);
         }
         const slot = slots[p.nonce]!;
-        return slot.state === 'broadcast' && slot.broadcast.version > 0 && sameListId(listIdOf(slot.broadcast), id) ? slot.broadcast.members : undefined;
+        return slot.state === 'broadcast' ? slot.broadcast : undefined;
       };
-      const fetched = p.header.version > 0 ? await this.#lists.load(id, fetchList) : { members: await fetchList(), ran: true };
+      const fetched = p.header.version > 0 ? await this.#lists.load(id, key.at(p.nonce), fetchList) : { broadcast: await fetchList(), ran: true };
       if (!fetched.ran) {
-        if (fetched.members === undefined) failed(new Error(SHARED_READ_FAILED));
-        else {
+        // Another reader sharing the cache read this nonce meanwhile: what it found stands for this
+        // read when it is the leadership of the header, at its Version or a later one.
+        const b = fetched.broadcast;
+        if (b !== undefined && sameLeadership(b, order(p.header)) && b.version >= p.header.version) {
           this.#o.onList?.('cached');
-          slots[p.nonce] = lazySlot(p.nonce, withMembers(p.header, fetched.members));
-        }
+          slots[p.nonce] = lazySlot(p.nonce, b);
+        } else failed(new Error(SHARED_READ_FAILED));
       }
       if (slots[p.nonce]!.state === 'broadcast') break;
     }

@@ -206,7 +206,7 @@ export function withMembers(header: BroadcastHeader, members: readonly Member[])
  */
 export class ListCache {
   readonly #lists = new Map<string, readonly Member[]>();
-  readonly #loading = new Map<string, Promise<readonly Member[] | undefined>>();
+  readonly #loading = new Map<string, Promise<Broadcast | undefined>>();
   readonly #capacity: number;
 
   /** @param capacity - how many lists are kept, the most recently stored ones (at least 1). */
@@ -220,25 +220,26 @@ export class ListCache {
   }
 
   /**
-   * The list `id`: kept, or fetched by `fetch` once for every caller that asks while the fetch is
-   * in flight (`ran` tells the caller whether its own `fetch` ran). A list fetched is kept.
+   * The broadcast holding the list `id`, fetched by `fetch` once for every caller that asks with
+   * the same `id` and `where` (the key it is read from) while the fetch is in flight; `ran` tells
+   * the caller whether its own `fetch` ran. What the fetch found (the list `id`, or a later one of
+   * the same leadership, published meanwhile) is kept. Callers check the broadcast against what
+   * they asked for. Never rejects (a fetch that rejects yields `undefined`).
    */
-  async load(id: ListId, fetch: () => Promise<readonly Member[] | undefined>): Promise<{ members: readonly Member[] | undefined; ran: boolean }> {
-    const k = listIdKey(id);
-    const kept = this.#lists.get(k);
-    if (kept !== undefined) return { members: kept, ran: false };
+  async load(id: ListId, where: string, fetch: () => Promise<Broadcast | undefined>): Promise<{ broadcast: Broadcast | undefined; ran: boolean }> {
+    const k = `${where} ${listIdKey(id)}`;
     const inFlight = this.#loading.get(k);
-    if (inFlight !== undefined) return { members: await inFlight, ran: false };
+    if (inFlight !== undefined) return { broadcast: await inFlight, ran: false };
     const loading = fetch().then(
-      (members) => {
-        if (members !== undefined) this.put(id, members);
-        return members;
+      (b) => {
+        if (b !== undefined && b.version > 0 && b.members.length > 0) this.put(listIdOf(b), b.members);
+        return b;
       },
       () => undefined,
     );
     this.#loading.set(k, loading);
     try {
-      return { members: await loading, ran: true };
+      return { broadcast: await loading, ran: true };
     } finally {
       this.#loading.delete(k);
     }

@@ -215,6 +215,7 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
         failoverMs = first.t - killedAt;
         const all = await waitFor(() => workers.every((p) => p.last !== undefined && p.last.t > first.t && p.last.following[first.id] === p.count), limit);
         if (all) allFollowMs = Math.max(...workers.map((p) => p.last!.t)) - killedAt;
+        else progress(`    not all follow ${first.id}: ${workers.map((p) => JSON.stringify(p.last?.following ?? {})).join(' ')}`);
       }
       progress(`    failover ${failoverMs ?? '—'} ms, all follow after ${allFollowMs ?? '—'} ms`);
     }
