@@ -1,5 +1,5 @@
-import { LeaderWindow, Joiner, Pinger, RosterKeys, Ticker, bestBroadcast, compareLeadership, isClaim, isGoodbye, sameLeadership } from '@roster/follower';
-import type { Broadcast, LeaderWindowRead, Member } from '@roster/follower';
+import { LeaderWindow, Joiner, Pinger, RosterKeys, Ticker, bestBroadcast, compareLeadership, formatBroadcast, isClaim, isGoodbye, sameLeadership } from '@roster/follower';
+import type { Broadcast, LeaderWindowRead, Member, OwnPublication } from '@roster/follower';
 import type { CompoundKey, Timer } from '@roster/kv-adapter';
 import { decide, writeClaim, type Candidacy } from './Candidacy.js';
 import type { ResolvedConfig } from './config.js';
@@ -256,9 +256,24 @@ export class RosterNode implements RosterNodeApi {
     this.#main.poke();
   }
 
+  /**
+   * The broadcast a candidate knows whole and where it was found, so that its reads of the window
+   * take that nonce by its header when it still holds exactly that broadcast (`LeaderWindow.check`),
+   * rather than reading the old leader's whole list again: after a crash in a group of N, each of
+   * the few candidates would read N ids at every step.
+   */
+  #knownPublication(): OwnPublication | undefined {
+    const b = this.#f.bestSeen;
+    const nonce = this.#broadcastNonce;
+    if (b === undefined || nonce === undefined || isGoodbye(b)) return undefined;
+    if (this.#known?.broadcast !== b || this.#known.nonce !== nonce) this.#known = { nonce, broadcast: b, raw: formatBroadcast(b) };
+    return this.#known;
+  }
+  #known: OwnPublication | undefined;
+
   /** Candidate: read, then claim, lead, follow or wait as {@link decide} rules. */
   async #candidateStep(c: Candidacy): Promise<void> {
-    const read = await this.#f.read(c.others);
+    const read = await this.#f.read(c.others, 'read', this.#knownPublication());
     if (!this.#isCandidacy(c)) return;
     this.#absorb(read);
     const { clock } = this.#cfg;
