@@ -7,6 +7,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  applyListStep,
+  diffLists,
+  formatListStep,
+  parseListStep,
   formatBroadcast,
   formatMember,
   isValidId,
@@ -96,6 +100,41 @@ describe('the leader broadcast', () => {
     fc.assert(
       fc.property(broadcast, (b) => {
         expect(parseBroadcast(formatBroadcast(b))).toEqual({ ok: true, broadcast: b });
+      }),
+      fuzzParams,
+    );
+  });
+});
+
+describe('a list step', () => {
+  const STEP_ALPHABET = [' ', '-', '+', ':', '0', '1', '7', '12', 'a', 'b', 'n1', 'n2', 'x', '\n', '00', '99999999999999999'];
+  const base: Member[] = ['a', 'b', 'n1', 'n2'].map((id) => ({ id, weight: 1 }));
+  const list = { era: 1, nonce: 0, id: 'a', epoch: 1 };
+  const next = { ...list, epoch: 2 };
+
+  it('parseListStep answers every text with a step or undefined, and applyListStep a list or undefined: neither throws, and a list built has no duplicate', () => {
+    fc.assert(
+      fc.property(fc.oneof(anyText(STEP_ALPHABET), mutated(fc.constant('1 0 a 2 1 0 a 1 4 -b +1:x'))), (text) => {
+        const step = total(() => parseListStep(text));
+        if (step === undefined) return;
+        const built = total(() => applyListStep(base, step));
+        if (built !== undefined) {
+          expect(built).toHaveLength(step.count);
+          expect(new Set(built.map((m) => m.id)).size).toBe(built.length);
+        }
+      }),
+      fuzzParams,
+    );
+  });
+
+  it('round-trips: a step between two lists, formatted and parsed, builds the second from the first', () => {
+    const ids = fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'n1', 'n2'), { maxLength: 10 });
+    fc.assert(
+      fc.property(ids, ids, (from, to) => {
+        const a = from.map((id) => ({ id, weight: 1 }));
+        const b = to.map((id) => ({ id, weight: 1 }));
+        const step = diffLists(list, a, next, b);
+        if (step !== undefined) expect(applyListStep(a, parseListStep(formatListStep(step))!)).toEqual(b);
       }),
       fuzzParams,
     );
