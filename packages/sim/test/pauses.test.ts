@@ -164,7 +164,7 @@ describe('a paused follower', () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 6 * T, max: 6 * T + 2 * I }), fc.integer({ min: T, max: 4 * T }), async (at, forMs) => {
         const run = await runScenario(followerPaused(at, forMs));
-        const stood = run.history.entries.filter((e) => e.kind === 'update' && e.at >= at && e.update.type === 'role' && e.update.role === 'candidate').map((e) => e.node);
+        const stood = run.history.entries.flatMap((e) => (e.kind === 'update' && e.at >= at && e.update.type === 'role' && e.update.role === 'candidate' ? [e.node] : []));
         const leaders = new Set(run.history.samples.filter((s) => s.at >= at).flatMap((s) => s.leaders));
         expect(stood).toEqual([]);
         expect([...leaders].filter((l) => l !== 'n1')).toEqual([]);
