@@ -131,8 +131,6 @@ export const SHARED_READ_FAILED = 'the read of this list by another reader shari
 /** Most steps a poll reads back from a new list to one it holds. */
 const MAX_STEPS = 3;
 
-
-
 /** What a poll knows of the broadcast it follows. */
 interface Known {
   readonly nonce: number;
@@ -186,11 +184,11 @@ export interface OwnPublication {
  * - {@link check} is a leader's read of every nonce: the headers only, and the whole value only
  *   where the header is not the leader's own last publication or a leadership behind it.
  * - {@link poll} is a follower's cheap read: the first bytes of the one nonce where the best
- *   broadcast was last found (`getRange`, the header `Era Nonce Version Id` and a few bytes), and
- *   the whole value only when the leadership or the list epoch of its Version changed (see
- *   `LIST_STRIDE`). It falls back to a full {@link read} when it knows no broadcast, when that
- *   nonce is unavailable, empty or garbage, when the Version has been still for `stillMs`, and
- *   every `scanEveryMs`.
+ *   broadcast was last found (`getRange`, the header `Era Nonce Version Id` and a few bytes); when
+ *   the leadership or the list epoch of its Version changed (see `LIST_STRIDE`), the new list from
+ *   its `ListCache`, from the leader's list steps, or, failing both, the whole value. It scans
+ *   every nonce's header when it knows no broadcast, when that nonce is unavailable, empty or
+ *   garbage, when the Version has been still for `stillMs`, and every `scanEveryMs`.
  */
 export class LeaderWindow {
   readonly #o: LeaderWindowOptions;
