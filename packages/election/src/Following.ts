@@ -20,8 +20,6 @@ export class Following {
   pongBase: number;
   /** A read that took longer than this was not looking (see Staleness.sawRead): max(2I, T/2). */
   readonly #slowReadMs: number;
-  /** When the node's last read of the leader window started. */
-  #lastReadStartedAt: number | undefined;
   /** Whether this follower saw itself in the member list at its last step. */
   #listed = false;
   readEwma: number | undefined;
@@ -52,10 +50,8 @@ export class Following {
     const maxGap = 2 * this.#intervalMs;
     // The same holds for PONGs: silence while the node was not looking (a gap between reads, or a
     // read that itself took longer) is no evidence that the leader stopped answering.
-    const blind = read.at - read.startedAt > this.#slowReadMs || (this.#lastReadStartedAt !== undefined && read.startedAt - this.#lastReadStartedAt > maxGap);
+    const blind = this.staleness.sawRead(read.startedAt, read.at, maxGap, read.reachable, this.#slowReadMs);
     if (blind) this.pongBase = Math.max(this.pongBase, read.at);
-    this.#lastReadStartedAt = read.startedAt;
-    this.staleness.sawRead(read.startedAt, read.at, maxGap, read.reachable, this.#slowReadMs);
     // A candidate's view of the others keeps timing from the start of a read: it only confirms a
     // claim already made, on stillness seen by reads that reached the store (Staleness.isSeenStill).
     others?.sawRead(read.startedAt, read.at, maxGap, read.reachable);

@@ -349,7 +349,8 @@ export class LeaderWindow {
     for (const p of pending) {
       const best = bestBroadcast(broadcastsOf(slots));
       if (best && !supersedes(order(p.header), best)) break;
-      const cached = p.header.version > 0 ? this.#lists.get(listIdOf(p.header)) : undefined;
+      const id = listIdOf(p.header);
+      const cached = p.header.version > 0 ? this.#lists.get(id) : undefined;
       if (cached !== undefined) {
         this.#o.onList?.('cached');
         slots[p.nonce] = lazySlot(p.nonce, withMembers(p.header, cached));
@@ -364,7 +365,6 @@ export class LeaderWindow {
       };
       // The list of this header is fetched once per cache: readers sharing the cache wait for the
       // fetch in flight rather than each reading the same list.
-      const id = listIdOf(p.header);
       const fetchList = async (): Promise<Broadcast | undefined> => {
         const built = await this.#fromSteps(p.header, signal);
         if (built !== undefined) {

@@ -78,18 +78,24 @@ export class Staleness {
    * its completion, not at its start: otherwise a reader whose reads take longer than T would stand
    * on the very read that saw the leader's progress. (`slowMs` above the read gap keeps a loaded
    * reader, whose reads often take a few hundred ms, from putting off its stand after a crash.)
+   *
+   * Returns true when the reader was not looking (such a gap, or such a slow read): what else it
+   * watches by its reads (its PONGs) was not seen either.
    */
-  sawRead(startedAt: number, at: number, maxGapMs: number, reachable = true, slowMs = maxGapMs): void {
+  sawRead(startedAt: number, at: number, maxGapMs: number, reachable = true, slowMs = maxGapMs): boolean {
     const slow = at - startedAt > slowMs;
-    if (slow || (this.#lastReadStartedAt !== undefined && startedAt - this.#lastReadStartedAt > maxGapMs)) {
+    const blind = slow || (this.#lastReadStartedAt !== undefined && startedAt - this.#lastReadStartedAt > maxGapMs);
+    if (blind) {
       this.#changedAt = Math.max(this.#changedAt, at);
       this.#seenStillFrom = Math.max(this.#seenStillFrom, at);
       this.#notBefore = Math.max(this.#notBefore, at);
     }
     this.#lastReadStartedAt = startedAt;
-    if (!reachable) return;
-    if (startedAt - this.#lastReachableStartedAt > maxGapMs) this.#seenStillFrom = Math.max(this.#seenStillFrom, at);
-    this.#lastReachableStartedAt = startedAt;
+    if (reachable) {
+      if (startedAt - this.#lastReachableStartedAt > maxGapMs) this.#seenStillFrom = Math.max(this.#seenStillFrom, at);
+      this.#lastReachableStartedAt = startedAt;
+    }
+    return blind;
   }
 
   /**
