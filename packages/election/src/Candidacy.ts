@@ -2,10 +2,12 @@ import {
   bestBroadcast,
   compareLeadership,
   coversBelow,
+  expectedValue,
   formatBroadcast,
   sameLeadership,
   supersedes,
   type Broadcast,
+  type BroadcastHeader,
   type LeaderWindowRead,
   type Staleness,
 } from '@roster/follower';
@@ -116,14 +118,18 @@ export type ClaimOutcome =
  * what the read saw there, so that a claim or publication written since is never overwritten.
  */
 export async function writeClaim(o: ClaimOptions): Promise<ClaimOutcome> {
+  const byPrefix = o.kv.capabilities.comparePrefix === true;
   for (const slot of o.read.slots) {
-    // A candidate reads whole values (`LeaderWindow.read`): no slot is known by its header only.
-    if (slot.state === 'unavailable' || slot.state === 'behind') continue;
+    // A value known by its header only (`LeaderWindow.check`: a worse leadership) is replaced by
+    // that header where the store compares prefixes, and skipped where it does not.
+    if (slot.state === 'unavailable' || (slot.state === 'behind' && !byPrefix)) continue;
     const claim: Broadcast = { ...o.claim, nonce: slot.nonce };
     const raw = formatBroadcast(claim);
-    const expected = slot.state === 'empty' ? null : slot.raw;
+    // Over a leader of N members, the value replaced is named by its header (see expectedValue).
+    const { expected, options } =
+      slot.state === 'behind' ? { expected: headerText(slot.header), options: { prefix: true } } : expectedValue(o.kv, slot.state === 'empty' ? null : slot.raw);
     try {
-      const { swapped } = await withDeadline(o.clock, o.opTimeoutMs, 'claim', o.kv.compareAndSet(o.key.at(slot.nonce), expected, raw));
+      const { swapped } = await withDeadline(o.clock, o.opTimeoutMs, 'claim', o.kv.compareAndSet(o.key.at(slot.nonce), expected, raw, options));
       if (!o.current()) return { outcome: 'abandoned' };
       if (!swapped) return { outcome: 'race-lost' };
       o.key.moveTo(slot.nonce);
@@ -135,4 +141,9 @@ export async function writeClaim(o: ClaimOptions): Promise<ClaimOutcome> {
     }
   }
   return { outcome: 'abandoned' };
+}
+
+/** The text a value with header `h` begins with: `Era Nonce Version Id ` (the codec's one spelling). */
+function headerText(h: BroadcastHeader): string {
+  return `${h.era} ${h.nonce} ${h.version} ${h.id} `;
 }

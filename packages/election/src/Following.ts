@@ -58,6 +58,10 @@ export class Following {
     // The leader followed published a new list that could not be read whole: its Version moved,
     // which is what staleness watches (the list itself is read at the next poll).
     const moving = read.moving;
+    // A candidate's view of the others too: a leader it compares with, seen publishing by its
+    // header only (its new list could not be read in time), is not still.
+    const theirs = others?.tracked;
+    if (moving && theirs && sameLeadership(theirs, { ...moving, members: [] }) && moving.version > theirs.version) others!.observe({ ...theirs, version: moving.version }, read.startedAt);
     const tracked = this.staleness.tracked;
     if (moving && sameLeadership(tracked, { ...moving, members: [] }) && moving.version > tracked!.version) {
       this.staleness.observe({ ...tracked!, version: moving.version }, read.startedAt);

@@ -1,4 +1,4 @@
-import { RosterKeys, diffLists, formatBroadcast, formatListStep, listIdOf, sameListId, formatMember, isGoodbye, nextVersion, parseBroadcast, sameLeadership, sameMembers, type Broadcast, type LeaderWindowRead, type Member, type OwnPublication } from '@roster/follower';
+import { RosterKeys, diffLists, expectedValue, formatBroadcast, formatListStep, listIdOf, sameListId, formatMember, isGoodbye, nextVersion, parseBroadcast, sameLeadership, sameMembers, type Broadcast, type LeaderWindowRead, type Member, type OwnPublication } from '@roster/follower';
 import { LocalDeadline, isKeyFailure, withDeadline, type CompoundKey, type Timer } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import { LeadershipLostError } from './errors.js';
@@ -183,11 +183,15 @@ export class LeaderRole {
     this.#o.onLapse(reason);
   }
 
-  /** Starts leading: the lease from `leaseFrom` (the start of the read that confirmed), the loops. */
+  /**
+   * Starts leading: the lease from `leaseFrom` (the start of the read that confirmed), the JOIN
+   * poller. The PONG workers start with the first publication that lands: in a group of N, N
+   * workers' first commands would otherwise queue ahead of that publication, which is what
+   * followers are waiting for (they watch the claim, and stand again if it stays still).
+   */
   start(leaseFrom: number): void {
     this.#publishedCycle = leaseFrom;
     this.#renew(leaseFrom);
-    this.#syncWorkers();
     this.#poller.start();
   }
 
@@ -241,9 +245,9 @@ export class LeaderRole {
         this.#trustOwn = false;
         return { outcome: 'conflict' };
       }
-      const expected = slot.state === 'empty' ? null : slot.raw;
+      const { expected, options } = expectedValue(kv, slot.state === 'empty' ? null : slot.raw);
       try {
-        const { swapped } = await withDeadline(clock, operationTimeoutMs, 'publish', kv.compareAndSet(key.current, expected, raw));
+        const { swapped } = await withDeadline(clock, operationTimeoutMs, 'publish', kv.compareAndSet(key.current, expected, raw, options));
         if (this.#ending) return { outcome: 'ended' };
         if (!swapped) {
           this.#o.stats.count('publish.conflict');
@@ -357,8 +361,9 @@ export class LeaderRole {
     const next: Broadcast = { ...this.#me, version: nextVersion(this.#me.version, false) };
     const raw = formatBroadcast(next);
     this.#attempted = next.version;
+    const { expected, options } = expectedValue(kv, this.#raw);
     try {
-      const { swapped } = await withDeadline(clock, operationTimeoutMs, 'beat', kv.compareAndSet(this.#o.leaderKey.current, this.#raw, raw));
+      const { swapped } = await withDeadline(clock, operationTimeoutMs, 'beat', kv.compareAndSet(this.#o.leaderKey.current, expected, raw, options));
       if (this.#ending) return;
       if (!swapped) {
         // Another write (a claim, or our own publication whose reply was lost): read at once.
@@ -459,7 +464,8 @@ export class LeaderRole {
     try {
       for (let attempt = 0; attempt < 2; attempt++) {
         const goodbye = formatBroadcast({ ...me, version: me.version + 1, members: [] });
-        const { swapped } = await withDeadline(clock, operationTimeoutMs, 'goodbye', kv.compareAndSet(key, expected, goodbye));
+        const expect = expectedValue(kv, expected);
+        const { swapped } = await withDeadline(clock, operationTimeoutMs, 'goodbye', kv.compareAndSet(key, expect.expected, goodbye, expect.options));
         if (swapped) return logger.info({ node: id }, 'said goodbye');
         expected = await withDeadline(clock, operationTimeoutMs, 'goodbye read', kv.get(key));
         const there = expected === null ? undefined : parseBroadcast(expected);

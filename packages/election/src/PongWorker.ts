@@ -78,13 +78,16 @@ export class PongWorker {
     const window = this.#key.window;
     const here = this.#key.nonce;
     const quiet = this.#failed || this.#lastNewsAt === undefined || clock.now() - this.#lastNewsAt > 1.5 * intervalMs;
+    // The first PONG here cannot tell a fresh PING from an old one; nor could reads of the other
+    // nonces, so they wait for the next round (a new leader's N workers send N commands, not 3N).
+    const first = !this.#seen.has(here);
     const answered = await this.#pong(here);
     this.#failed = answered === undefined;
     if (answered === 'leave') {
       this.#o.onLeave();
       return;
     }
-    if (answered === 'ping' || !quiet || window === 1) return;
+    if (answered === 'ping' || !quiet || window === 1 || (first && answered !== undefined)) return;
     // No PING where we PONG, for a while: a fresh PING at another nonce means the follower moved there.
     const others = Array.from({ length: window }, (_, n) => n).filter((n) => n !== here);
     const reads = await Promise.all(others.map((n) => this.#read(n)));

@@ -3,7 +3,7 @@ import type { Broadcast, LeaderWindowRead, Member, OwnPublication } from '@roste
 import type { CompoundKey, Timer } from '@roster/kv-adapter';
 import { decide, writeClaim, type Candidacy } from './Candidacy.js';
 import type { ResolvedConfig } from './config.js';
-import { readEraRecord, recordEra } from './eraRecord.js';
+import { readEraRecord, recordEra, type EraRecord } from './eraRecord.js';
 import { NodeStateError } from './errors.js';
 import type { LeaderInfo, LeadershipLossReason, Role, RoleChangeReason, RosterUpdate, WatchFunction } from './events.js';
 import { LeaderRole } from './LeaderRole.js';
@@ -12,8 +12,13 @@ import { NodeStats } from './NodeStats.js';
 import { NodeView } from './NodeView.js';
 import { Following } from './Following.js';
 
-/** How many members after the leader stand as soon as its broadcast has been still for T. */
-const EARLY_CANDIDATES = 3;
+/**
+ * How members stand after the leader's broadcast went still for T, by their rank after the leader
+ * in its list: the first three at T, the next 27 one tier spacing later (about an interval), the
+ * rest two spacings later. A tier stands only if the claims of the tiers before it did not reach
+ * the window by then.
+ */
+const STAND_TIERS = [3, 30] as const;
 
 /** The role with what the node holds in it. */
 type Phase =
@@ -273,18 +278,22 @@ export class RosterNode implements RosterNodeApi {
 
   /** Candidate: read, then claim, lead, follow or wait as {@link decide} rules. */
   async #candidateStep(c: Candidacy): Promise<void> {
+    const { kv, clock, operationTimeoutMs } = this.#cfg;
+    // Before a claim, the era record is read together with the window: a claim is then one round
+    // trip after the read, not two (each round trip is long on a loaded node, and the later
+    // members stand if the claim is not in the window by then).
+    const record = c.phase === 'unclaimed' ? readEraRecord(kv, this.#keys.era(), clock, operationTimeoutMs, () => this.#stats.count('garbage')) : undefined;
     const read = await this.#f.read(c.others, 'read', this.#knownPublication());
     if (!this.#isCandidacy(c)) return;
     this.#absorb(read);
-    const { clock } = this.#cfg;
     const decision = decide(c, read, clock.now(), this.#cfg);
     switch (decision.action) {
       case 'claim':
-        return this.#claim(c, read);
+        return this.#claim(c, read, await record!);
       case 'follow':
         return this.#becomeFollower(decision.reason);
       case 'lead':
-        if (c.phase === 'claimed') this.#becomeLeader(c, read);
+        if (c.phase === 'claimed') await this.#becomeLeader(c, read);
         return;
       case 'wait':
         if (c.phase === 'claimed' && decision.at !== undefined) {
@@ -294,10 +303,9 @@ export class RosterNode implements RosterNodeApi {
     }
   }
 
-  /** Claims `max era seen + 1` at the lowest leader-key nonce it can write. */
-  async #claim(c: Candidacy, read: LeaderWindowRead): Promise<void> {
+  /** Claims `max era seen + 1` (in the window and in the era `record`) at the lowest leader-key nonce it can write. */
+  async #claim(c: Candidacy, read: LeaderWindowRead, record: EraRecord): Promise<void> {
     const { kv, clock, settleMs, operationTimeoutMs, weight, logger } = this.#cfg;
-    const record = await readEraRecord(kv, this.#keys.era(), clock, operationTimeoutMs, () => this.#stats.count('garbage'));
     this.#f.maxEra = Math.max(this.#f.maxEra, record.era);
     if (!this.#isCandidacy(c)) return;
     // A node that knows no era at all (it just started, and read none) cannot tell a new store from
@@ -310,9 +318,15 @@ export class RosterNode implements RosterNodeApi {
     const era = this.#f.maxEra + 1;
     const claim = { era, version: 0, id: this.id, members: [{ id: this.id, weight }] };
     const current = (): boolean => this.#isCandidacy(c);
+    const writeStartedAt = clock.now();
     const written = await writeClaim({ kv, clock, opTimeoutMs: operationTimeoutMs, key: this.#leaderKey, read, claim, current });
+    if (written.outcome !== 'claimed') this.#stats.count(`claim.${written.outcome}`);
     switch (written.outcome) {
       case 'claimed': {
+        // The claim replaced what the read saw there, so the candidate was looking until it landed:
+        // the read, the claim and the settle time may together span more than two intervals on a
+        // loaded node, which is not a pause (see Staleness.sawRead; a claim slower than that is).
+        c.others.sawRead(writeStartedAt, clock.now(), 2 * this.#cfg.intervalMs);
         this.#stats.count('claim');
         this.#f.maxEra = Math.max(this.#f.maxEra, era);
         logger.info({ node: this.id, era, nonce: written.claim.nonce }, 'claimed leadership');
@@ -330,7 +344,13 @@ export class RosterNode implements RosterNodeApi {
     }
   }
 
-  #becomeLeader(c: Candidacy & { phase: 'claimed' }, read: LeaderWindowRead): void {
+  /**
+   * Leads from the read that confirmed the claim, and publishes on that same read (by
+   * compare-and-set against the claim, as every cycle does against what it read): followers watch
+   * the claim and stand again if it stays still, so the first publication goes out without
+   * another round trip.
+   */
+  async #becomeLeader(c: Candidacy & { phase: 'claimed' }, read: LeaderWindowRead): Promise<void> {
     const { clock, kv, logger, operationTimeoutMs } = this.#cfg;
     c.settle?.cancel();
     // Start from the members we followed, without the leader we replace (crashed or resigned).
@@ -360,7 +380,12 @@ export class RosterNode implements RosterNodeApi {
     this.#setLeader(c.claim);
     this.#view.setMembers({ ...c.claim, members: lead.members });
     recordEra(kv, this.#keys.era(), c.claim.era, clock, operationTimeoutMs, logger);
-    this.#main.poke();
+    const release = await lead.hold();
+    try {
+      await this.#publish(lead, read, read.startedAt);
+    } finally {
+      release();
+    }
   }
 
   /**
@@ -385,6 +410,11 @@ export class RosterNode implements RosterNodeApi {
     if (!this.#isLeading(lead)) return;
     this.#absorb(read);
     if (bestBroadcast(read.broadcasts.filter((b) => compareLeadership(b, lead.broadcast) < 0))) return this.#stepDown(lead, 'dethroned');
+    return this.#publish(lead, read, cycleStart);
+  }
+
+  /** Publishes on `read` (checked for a better leadership), and takes in the outcome. */
+  async #publish(lead: LeaderRole, read: LeaderWindowRead, cycleStart: number): Promise<void> {
     const published = await lead.publish(read, cycleStart);
     if (!this.#isLeading(lead)) return;
     if (published.outcome === 'conflict') return this.#main.poke();
@@ -443,16 +473,31 @@ export class RosterNode implements RosterNodeApi {
   }
 
   /**
-   * How much longer than T this follower waits before it stands: nothing for the first
-   * {@link EARLY_CANDIDATES} members after the leader (by id, the same order on every node), and
-   * one interval for the others, by which time the early candidates' claims are in the window and
-   * their polls (which scan every nonce once the Version is still) follow a claim instead of
-   * standing. So a crash of the leader of N members starts a few candidacies, not N. Standing
-   * later is always safe; a node not listed stands at T.
+   * How much longer than T this follower waits before it stands, by its rank after the leader (by
+   * id, the same order on every node; see {@link STAND_TIERS}): nothing for the first three, one
+   * tier spacing (about an interval, see {@link #tierSpacing}) for the next 27, two for the others. By then the earlier tiers' claims are in the
+   * window, and the later members' polls (which scan every nonce once the Version is still) follow
+   * a claim instead of standing. So a crash of the leader of N members starts a few candidacies,
+   * not N: a claim takes a few store round trips, which a loaded process may stretch past one
+   * interval, and thousands of candidates at once would load the store further. Standing later is
+   * always safe; a node not listed stands at T.
    */
   #standDelay(): number {
     const rank = this.#view.rankOf(this.id, this.#view.leader?.id);
-    return rank === undefined || rank < EARLY_CANDIDATES ? 0 : this.#cfg.intervalMs;
+    if (rank === undefined) return 0;
+    const tier = STAND_TIERS.findIndex((bound) => rank < bound);
+    return (tier === -1 ? STAND_TIERS.length : tier) * this.#tierSpacing();
+  }
+
+  /**
+   * The time between two tiers of candidates: one interval, and more when this node's store round
+   * trips are long (a loaded process, a slow store), since a claim takes two of them to land (the
+   * read, then the compare-and-set) and this node a poll to see it: I + 3 × the average window
+   * read, that average counted at most up to the operation timeout.
+   */
+  #tierSpacing(): number {
+    const { intervalMs, operationTimeoutMs } = this.#cfg;
+    return intervalMs + 3 * Math.min(this.#f.readEwma ?? 0, operationTimeoutMs);
   }
 
   #scheduleStaleCheck(): void {

@@ -46,10 +46,10 @@ export interface LeaderWindowRead {
   /** True when every nonce of the window was looked at (a poll may read only their headers); false for a poll of one nonce. */
   readonly scanned: boolean;
   /**
-   * A poll only: the header of a later Version of the leadership it follows, whose whole value
-   * (a new member list) could not be read; or, to a reader that knows no broadcast yet, the header
-   * of the best value it could not read whole. The leader is publishing; the list is read again at
-   * the next poll.
+   * The header of a later Version of the leadership the reader follows (a poll) or compares with
+   * (`own` of a {@link LeaderWindow.check}), whose whole value (a new member list) could not be
+   * read; or, to a poll that knows no broadcast yet, the header of the best value it could not read
+   * whole. The leader is publishing; the list is read again at the next read.
    */
   readonly moving?: BroadcastHeader;
 }
@@ -231,7 +231,8 @@ export class LeaderWindow {
 
   /**
    * A leader's read of every nonce of the window, in parallel, at the cost of headers: one
-   * `getRange` each of the header and a few bytes. A nonce whose header is `own` publication (same
+   * `getRange` each of twice the header's bytes and a few more (so that a claim, `Era Nonce 0 Id Id`,
+   * comes whole). A nonce whose header is `own` publication (same
    * leadership and Version, at the nonce it was written) is that publication, known without its
    * members being sent again; a nonce holding a worse leadership, or an older Version of `own`'s,
    * is {@link LeaderSlot | `behind`}. Every other value (a better or equal leadership, a later
@@ -262,13 +263,17 @@ export class LeaderWindow {
         const value = await withDeadline(clock, timeoutMs, 'leader key read', kv.get(key.at(nonce), { signal }));
         return value === null ? { nonce, state: 'empty' } : this.#parse(nonce, value);
       } catch (error) {
+        // The header alone shows `own`'s leadership publishing: progress, whatever its list.
+        if (order === 0 && h.version > mine.version && (moving === undefined || h.version > moving.version)) moving = h;
         return { nonce, state: 'unavailable', error };
       }
     };
-    const slots = await Promise.all(key.keys().map((_, nonce) => look(nonce, ownHeaderBytes + HEADER_SLACK)));
+    let moving: BroadcastHeader | undefined;
+    // Enough bytes for a claim (`Era Nonce 0 Id Id`) to come whole, as candidates write them.
+    const slots = await Promise.all(key.keys().map((_, nonce) => look(nonce, 2 * ownHeaderBytes + HEADER_SLACK)));
     const broadcasts = broadcastsOf(slots);
     const best = bestBroadcast(broadcasts);
-    return { slots, broadcasts, best, reachable: slots.some((s) => s.state !== 'unavailable'), startedAt, at: clock.now(), scanned: true };
+    return { slots, broadcasts, best, reachable: slots.some((s) => s.state !== 'unavailable'), startedAt, at: clock.now(), scanned: true, ...(moving && { moving }) };
   }
 
   /**
@@ -397,10 +402,15 @@ export class LeaderWindow {
     return { slots, reachable, ...(moving && { moving }) };
   }
 
-  /** The known broadcast at the Version of `h`, when `h` is a later Version of it in the same list epoch. */
+  /**
+   * The known broadcast at the Version of `h`, when `h` is a later Version of it in the same list
+   * epoch, or the same claim (Version 0: a candidate writes its claim once, and never changes it).
+   */
   #sameList(known: Known, h: BroadcastHeader, nonce: number): LeaderSlot | undefined {
     const b = known.broadcast;
-    if (!sameLeadership(b, { ...h, members: [] }) || h.version < b.version || h.version === 0 || listEpoch(h.version) !== listEpoch(b.version)) return undefined;
+    if (!sameLeadership(b, { ...h, members: [] }) || h.version < b.version) return undefined;
+    if (h.version === 0) return b.version === 0 && known.nonce === nonce ? lazySlot(nonce, b) : undefined;
+    if (listEpoch(h.version) !== listEpoch(b.version)) return undefined;
     // The members did not change: the raw value is rebuilt only if someone asks for it.
     return lazySlot(nonce, h.version === b.version ? b : { ...b, version: h.version });
   }

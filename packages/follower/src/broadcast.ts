@@ -1,3 +1,4 @@
+import type { CompareAndSetOptions, KV } from '@roster/kv-adapter';
 import { formatMember, isValidId, parseMember, type Member } from './ids.js';
 
 /**
@@ -33,7 +34,27 @@ const UINT = /^(0|[1-9]\d{0,15})$/;
 
 /** Formats a broadcast exactly as `Era Nonce Version Id member…`. */
 export function formatBroadcast(b: Broadcast): string {
-  return [b.era, b.nonce, b.version, b.id, ...b.members.map(formatMember)].join(' ');
+  const head = `${b.era} ${b.nonce} ${b.version} ${b.id}`;
+  return b.members.length === 0 ? head : `${head} ${membersText(b.members)}`;
+}
+
+/**
+ * The text of long member lists, by list: a list is shared by the broadcasts of its Versions and,
+ * through a `ListCache`, by the nodes of a process, so it is formatted once, not at every use.
+ */
+const listTexts = new WeakMap<readonly Member[], string>();
+
+/** Lists shorter than this are formatted each time (cheaper than the lookup). */
+const MEMO_MEMBERS = 64;
+
+function membersText(members: readonly Member[]): string {
+  if (members.length < MEMO_MEMBERS) return members.map(formatMember).join(' ');
+  let text = listTexts.get(members);
+  if (text === undefined) {
+    text = members.map(formatMember).join(' ');
+    listTexts.set(members, text);
+  }
+  return text;
 }
 
 /** Why {@link parseBroadcast} refused a value. */
@@ -189,3 +210,26 @@ export function parseHeader(head: string): { header: BroadcastHeader; length: nu
   if (!Number.isSafeInteger(era) || !Number.isSafeInteger(version) || era < 1 || nonce > MAX_NONCE || !isValidId(id)) return undefined;
   return { header: { era, nonce, version, id }, length: at + 1 };
 }
+
+/**
+ * What a compare-and-set that replaces the leader-key value `raw` expects there. A long
+ * broadcast (thousands of members) is named by its header `Era Nonce Version Id ` when the store
+ * compares prefixes (`capabilities.comparePrefix`): no two values a writer puts at a leader key
+ * share a header (every publication takes a new Version, a claim is written once), so the header
+ * names the value, and a candidate claiming over a leader of N members sends a few bytes, not N
+ * ids. Anything else (a short value, garbage, a store without prefix compares) is expected whole.
+ *
+ * @example
+ * ```ts
+ * const { expected, options } = expectedValue(kv, slot.raw);
+ * await kv.compareAndSet(key, expected, claimText, options);
+ * ```
+ */
+export function expectedValue(kv: KV, raw: string | null): { readonly expected: string | null; readonly options: Pick<CompareAndSetOptions, 'prefix'> } {
+  if (raw === null || raw.length <= PREFIX_WORTHWHILE || kv.capabilities.comparePrefix !== true) return { expected: raw, options: {} };
+  const parsed = parseHeader(raw.slice(0, MAX_HEADER_BYTES));
+  return parsed === undefined ? { expected: raw, options: {} } : { expected: raw.slice(0, parsed.length), options: { prefix: true } };
+}
+
+/** Values up to this many characters are expected whole: their header would save little. */
+const PREFIX_WORTHWHILE = 2 * MAX_HEADER_BYTES;

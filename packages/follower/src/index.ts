@@ -21,6 +21,9 @@ export {
   fencingToken,
   nextVersion,
   sameMembers,
+  parseHeader,
+  expectedValue,
+  type BroadcastHeader,
 } from './broadcast.js';
 export {
   type Member,

@@ -15,6 +15,11 @@ export interface KVCapabilities {
   readonly compareAndSet: boolean;
   /** {@link KV.time} reads the store's own clock. */
   readonly time: boolean;
+  /**
+   * {@link KV.compareAndSet} takes {@link CompareAndSetOptions.prefix}. A backend that does not
+   * declare it (or declares it false) is never given that option. @defaultValue false
+   */
+  readonly comparePrefix?: boolean;
 }
 
 /** Options every operation accepts. */
@@ -37,6 +42,14 @@ export interface CompareAndSetOptions extends SetOptions {
    * write. Requires the `time` capability.
    */
   readonly stampToken?: string;
+  /**
+   * Compare the start only: the value is replaced when the stored value begins with `expected`
+   * (`null` still means "absent"). A writer that knows a long value by a unique prefix (a
+   * broadcast by its header) replaces it without sending it back to the store. Give it only to
+   * backends that declare `capabilities.comparePrefix` (one that does not would compare the whole
+   * value and never match). @defaultValue false
+   */
+  readonly prefix?: boolean;
 }
 
 /** The outcome of {@link KV.compareAndSet}. */
@@ -92,8 +105,8 @@ export interface KV {
   exchange(key: string, value: string, options?: KVOperationOptions): Promise<string | null>;
   /**
    * Atomically replaces the value at `key` with `value` when it currently equals `expected`
-   * (`null` meaning "absent"). Rejects with `UnsupportedOperationError` unless
-   * `capabilities.compareAndSet`.
+   * (`null` meaning "absent"), or, with `options.prefix`, begins with it. Rejects with
+   * `UnsupportedOperationError` unless `capabilities.compareAndSet`.
    */
   compareAndSet(key: string, expected: string | null, value: string, options?: CompareAndSetOptions): Promise<CompareAndSetResult>;
   /**

@@ -41,7 +41,7 @@ interface Slot {
  */
 export class MemoryKV implements KV {
   readonly name = 'MemoryKV';
-  readonly capabilities: KVCapabilities = Object.freeze({ compareAndSet: true, time: true });
+  readonly capabilities: KVCapabilities = Object.freeze({ compareAndSet: true, time: true, comparePrefix: true });
   readonly #data = new Map<string, Slot>();
   readonly #clock: Clock;
   readonly #limits: Limits;
@@ -125,7 +125,8 @@ export class MemoryKV implements KV {
     const next = token ? value.split(token).join(String(time)) : value;
     checkValue(key, next, this.#limits);
     const current = this.#read(key);
-    if (current !== expected) return { swapped: false, current, time };
+    const matches = expected === null || current === null || !options?.prefix ? current === expected : current.startsWith(expected);
+    if (!matches) return { swapped: false, current, time };
     this.#write(key, next, options?.ttlMs);
     return { swapped: true, current: next, time };
   }

@@ -117,7 +117,7 @@ export interface RedisKVConnectOptions {
  */
 export class RedisKV implements KV {
   readonly name = 'RedisKV';
-  readonly capabilities: KVCapabilities = Object.freeze({ compareAndSet: true, time: true });
+  readonly capabilities: KVCapabilities = Object.freeze({ compareAndSet: true, time: true, comparePrefix: true });
   /** `"cluster"` on Redis Cluster, `"single"` on one Redis server. */
   readonly mode: 'single' | 'cluster';
   readonly #client: Redis | Cluster;
@@ -240,7 +240,7 @@ export class RedisKV implements KV {
       if (typeof token !== 'string') throw new ConfigError('stampToken', token, 'Expected `stampToken` to be a string');
       const ttl = ttlArgument(options?.ttlMs);
       const reply = (await runScript(client, COMPARE_AND_SET, key, [
-        expected === null ? '0' : '1',
+        expected === null ? '0' : options?.prefix ? '2' : '1',
         expected ?? '',
         value,
         ttl ?? '',

@@ -113,6 +113,26 @@ export function kvContract(name: string, open: () => Promise<{ kv: KV; done?: ()
         expect(await kv.get('c')).toBe('two');
       }));
 
+    it('compareAndSet with prefix swaps when the current value begins with the expected one', () =>
+      withKV(async (kv) => {
+        expect(kv.capabilities.comparePrefix).toBe(true);
+        const long = `3 0 41 alpha ${'member '.repeat(2000)}end`;
+        await kv.set('p', long);
+        const miss = await kv.compareAndSet('p', '3 0 40 alpha ', 'claim', { prefix: true });
+        expect(miss).toMatchObject({ swapped: false, current: long });
+        // A prefix of a prefix is no match for a whole-value compare.
+        expect((await kv.compareAndSet('p', '3 0 41 alpha ', 'claim')).swapped).toBe(false);
+        expect(await kv.compareAndSet('p', '3 0 41 alpha ', 'claim', { prefix: true })).toMatchObject({ swapped: true, current: 'claim' });
+        expect(await kv.get('p')).toBe('claim');
+        // An absent key begins with nothing; `null` still means "absent".
+        expect((await kv.compareAndSet('q', '', 'x', { prefix: true })).swapped).toBe(false);
+        expect((await kv.compareAndSet('q', null, 'x', { prefix: true })).swapped).toBe(true);
+        // A value longer than the stored one is no prefix of it; a multi-byte prefix compares by bytes.
+        expect((await kv.compareAndSet('q', 'xy', 'z', { prefix: true })).swapped).toBe(false);
+        await kv.set('u', 'élan vital');
+        expect((await kv.compareAndSet('u', 'él', 'ok', { prefix: true })).swapped).toBe(true);
+      }));
+
     it('compareAndSet stamps the store time into the value in the same step', () =>
       withKV(async (kv) => {
         expect(kv.capabilities.time).toBe(true);

@@ -85,10 +85,24 @@ interface Proc {
   readonly count: number;
   last?: WorkerStatus;
   leaderLines: { t: number; id: string }[];
+  /** The role changes of the worker's first few nodes. */
+  roleLines: { t: number; id: string; role: string; reason: string }[];
+  /** The store operations of the worker's first few nodes. */
+  opLines: { t: number; id: string; op: string; key: string; ms: number; outcome: string }[];
 }
 
-function startWorker(options: ScaleRunOptions, c: ScaleCase, key: string, prefix: string, count: number, reportEvery: number): Proc {
-  const proc: Proc = { tracked: undefined as unknown as Tracked, count, leaderLines: [] };
+/**
+ * How many members run beside the leader in a process of their own, at the bench's priority: the
+ * first after the leader in its list, who stand first when it dies (the library's first tier of
+ * candidates). On their own hosts the new leader's round trips to the store take what the store
+ * takes; in a worker they would wait behind the event loop of a thousand other members (0.5–1.5 s
+ * at N = 10,000 on two cores), which no member of a real group does. Their ids (`lead1-…`) sort
+ * right after the leader's.
+ */
+export const STANDBYS = 3;
+
+function startWorker(options: ScaleRunOptions, c: ScaleCase, key: string, prefix: string, count: number, reportEvery: number, niced = true): Proc {
+  const proc: Proc = { tracked: undefined as unknown as Tracked, count, leaderLines: [], roleLines: [], opLines: [] };
   const tracked = spawnTracked(process.execPath, [
     builtScript('scale/scaleWorker.js'),
     '--url', options.url, '--key', key, '--prefix', prefix, '--count', String(count),
@@ -99,13 +113,18 @@ function startWorker(options: ScaleRunOptions, c: ScaleCase, key: string, prefix
       if (!o) return;
       if (o.event === 'status') proc.last = o as unknown as WorkerStatus;
       if (o.event === 'leader' && typeof o.id === 'string' && typeof o.t === 'number') proc.leaderLines.push({ t: o.t, id: o.id });
+      if (o.event === 'role') proc.roleLines.push(o as unknown as Proc['roleLines'][number]);
+      if (o.event === 'op') {
+        proc.opLines.push(o as unknown as Proc['opLines'][number]);
+        if (proc.opLines.length > 2000) proc.opLines.splice(0, 1000);
+      }
     },
   });
   (proc as { tracked: Tracked }).tracked = tracked;
   // The members of a worker stand for many machines, each with a CPU of its own; on one machine
   // they run at a lower priority, so that they do not starve the leader process and the store of
   // the CPU those have on their own hosts.
-  if (count > 1 && tracked.pid > 0) setPriority(tracked.pid, WORKER_NICENESS);
+  if (niced && tracked.pid > 0) setPriority(tracked.pid, WORKER_NICENESS);
   return proc;
 }
 
@@ -123,16 +142,18 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
   const key = `scale-${c.store}-${c.members}-${Date.now()}`;
   const reportEvery = Math.max(100, Math.min(250, c.intervalMs));
   const procs: Proc[] = [];
-  const nWorkers = Math.ceil((c.members - 1) / options.perWorker);
+  const standbys = Math.min(STANDBYS, c.members - 1);
+  const nWorkers = Math.ceil((c.members - 1 - standbys) / options.perWorker);
   const base = { ...c, workers: nWorkers, convergeLimitMs: options.convergeLimitMs, windowMs: options.windowMs };
   const empty = { convergeMs: null, commandsPerMemberInterval: Number.NaN, sentByOperation: {}, redisCallsPerMemberInterval: Number.NaN, lagP99Ms: Number.NaN, commandsByName: {}, bytesOutPerMemberInterval: Number.NaN, bytesInPerMemberInterval: Number.NaN, bytesOutPerSecond: Number.NaN, leaderCpuPercent: Number.NaN, leaderCpuUsPerMemberInterval: Number.NaN, failoverMs: null, allFollowMs: null, unforcedElections: 0 };
   try {
-    const leader = startWorker(options, c, key, 'lead0', 1, reportEvery);
+    const leader = startWorker(options, c, key, 'lead0', 1, reportEvery, false);
     procs.push(leader);
     if (!(await waitFor(() => leader.last?.leading.length === 1, 10 * c.timeoutMs + 20_000))) throw new Error('the leader process never led');
     const leaderId = leader.last!.leading[0]!;
     const spawnedAt = Date.now();
-    let left = c.members - 1;
+    procs.push(startWorker(options, c, key, 'lead1', standbys, reportEvery, false));
+    let left = c.members - 1 - standbys;
     for (let w = 0; left > 0; w++) {
       const count = Math.min(options.perWorker, left);
       left -= count;
@@ -204,11 +225,26 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
       : `the leader process lost leadership on its own (${unforcedElections} election(s) among the workers); failover not measured`;
     // Also when the group did not converge: the failover of a group under that load is a figure too.
     if (stillLeads) {
+      const atKill = procs.slice(1).map((p) => ({ ...p.last?.stats }));
       const killedAt = Date.now();
       leader.tracked.child.kill('SIGKILL');
       await leader.tracked.exited;
       const workers = procs.slice(1);
       const limit = 10 * c.timeoutMs + 10_000;
+      const sum = (of: (p: Proc) => Record<string, number> | undefined): Record<string, number> => {
+        const total: Record<string, number> = {};
+        for (const p of workers) for (const [k, n] of Object.entries(of(p) ?? {})) total[k] = (total[k] ?? 0) + n;
+        return total;
+      };
+      // Every T until all follow: the roles, whom the members follow, and what they did since the kill.
+      const timeline = setInterval(() => {
+        const stats = sum((p) => p.last?.stats);
+        const before = sum((p) => atKill[workers.indexOf(p)] as Record<string, number>);
+        const moved = Object.entries(stats).filter(([k, n]) => /^(candidacy|claim|elected|publish|list\.)/.test(k) && n !== (before[k] ?? 0)).map(([k, n]) => `${k} +${n - (before[k] ?? 0)}`);
+        const following = Object.entries(sum((p) => p.last?.following)).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([id, n]) => `${id} ${n}`);
+        const lagMax = Math.max(...workers.map((p) => p.last?.lagMaxMs ?? 0));
+        progress(`    +${Math.round((Date.now() - killedAt) / 1000)} s: ${JSON.stringify(sum((p) => p.last?.roles))}; event-loop delay max ${Math.round(lagMax)} ms; following ${following.join(', ')}; ${moved.join(', ')}`);
+      }, c.timeoutMs);
       const elected = await waitFor(() => workers.some((p) => p.leaderLines.some((l) => l.t >= killedAt)), limit, 20);
       if (elected) {
         const first = workers.flatMap((p) => p.leaderLines).filter((l) => l.t >= killedAt).sort((a, b) => a.t - b.t)[0]!;
@@ -216,6 +252,23 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
         const all = await waitFor(() => workers.every((p) => p.last !== undefined && p.last.t > first.t && p.last.following[first.id] === p.count), limit);
         if (all) allFollowMs = Math.max(...workers.map((p) => p.last!.t)) - killedAt;
         else progress(`    not all follow ${first.id}: ${workers.map((p) => JSON.stringify(p.last?.following ?? {})).join(' ')}`);
+      }
+      clearInterval(timeline);
+      if (allFollowMs === null || failoverMs === null || failoverMs > c.timeoutMs + 2 * c.intervalMs) {
+        // What the members did instead, for whoever has to find out why.
+        progress(`    roles: ${workers.map((p) => JSON.stringify(p.last?.roles ?? {})).join(' ')}`);
+        const since = (name: string): number => workers.reduce((n, p, i) => n + (p.last?.stats[name] ?? 0) - (atKill[i]?.[name] ?? 0), 0);
+        const names = [...new Set(workers.flatMap((p) => Object.keys(p.last?.stats ?? {})))].sort();
+        progress(`    since the kill: ${names.map((name) => `${name} ${since(name)}`).filter((line) => !line.endsWith(' 0')).join(', ')}`);
+        const warned: Record<string, number> = {};
+        for (const p of workers) for (const [message, n] of Object.entries(p.last?.warnings ?? {})) warned[message] = (warned[message] ?? 0) + n;
+        progress(`    warnings logged: ${JSON.stringify(warned)}`);
+        const changes = workers[0]!.roleLines.filter((l) => l.t >= killedAt).slice(0, 30);
+        const electedId = workers.flatMap((p) => p.leaderLines).find((l) => l.t >= killedAt)?.id;
+        const traced = workers[0]!.opLines.some((l) => l.id === electedId) ? electedId : workers[0]!.roleLines[0]?.id;
+        const first = workers[0]!.opLines.filter((l) => l.t >= killedAt + c.timeoutMs - c.intervalMs && l.id === traced).slice(0, 40);
+        progress(`    store operations of ${first[0]?.id ?? 'the first member'}: ${first.map((l) => `+${l.t - killedAt} ${l.op} ${l.key} ${l.ms} ms ${l.outcome}`).join('; ')}`);
+        progress(`    the first members of ${workers[0]!.roleLines[0]?.id.split('-')[0] ?? 'the first worker'}: ${changes.map((l) => `+${l.t - killedAt} ${l.id} ${l.role} (${l.reason})`).join('; ')}`);
       }
       progress(`    failover ${failoverMs ?? '—'} ms, all follow after ${allFollowMs ?? '—'} ms`);
     }

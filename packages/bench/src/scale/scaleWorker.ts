@@ -10,7 +10,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createNode, ListCache, type RosterNode } from '@roster/election';
-import { RedisKV, type KV } from '@roster/kv-adapter';
+import { RedisKV, type KV, type Logger } from '@roster/kv-adapter';
 
 /** What a worker prints every report period. */
 export interface WorkerStatus {
@@ -23,6 +23,8 @@ export interface WorkerStatus {
   readonly following: Record<string, number>;
   /** Ids of this worker's nodes that lead. */
   readonly leading: readonly string[];
+  /** How many of this worker's nodes are in each role. */
+  readonly roles: Record<string, number>;
   /** The smallest and largest member count its nodes see. */
   readonly minMembers: number;
   readonly maxMembers: number;
@@ -40,6 +42,8 @@ export interface WorkerStatus {
    * `INFO commandstats` also counts the commands a script runs inside.
    */
   readonly sent: Record<string, number>;
+  /** Warnings and errors the nodes logged since start, by message. */
+  readonly warnings: Record<string, number>;
 }
 
 /** Every operation of the KV interface, each one command sent to the store. */
@@ -76,17 +80,52 @@ const redis = await RedisKV.connect({ url: values.url!, connectTimeoutMs: 10_000
 const sent: Record<string, number> = {};
 const kv = counted(redis, sent);
 const nodes: RosterNode[] = [];
+// The nodes log nothing here, but their warnings and errors are counted by message.
+const warnings: Record<string, number> = {};
+const countWarning = (fields: object, message = '(no message)'): void => {
+  const err = (fields as { err?: unknown }).err;
+  const key = err instanceof Error ? `${message}: ${err.name}: ${err.message.slice(0, 80)}` : message;
+  warnings[key] = (warnings[key] ?? 0) + 1;
+};
+const logger: Logger = { debug: () => {}, info: () => {}, warn: countWarning, error: countWarning };
 // As a process hosting many nodes of one group would: each new member list is read or built once.
 const listCache = new ListCache();
+/** The first nodes of each worker (the first after the leader by id stand first) print every change of role, and their store operations. */
+const TRACED = 3;
 for (let i = 0; i < count; i++) {
   // Ids of one width whatever N, so that the bytes per member compare across N.
-  nodes.push(createNode({ kv, cluster: values.key!, env: 'bench', id: `${values.prefix}-${String(i).padStart(5, '0')}`, intervalMs: Number(values.interval), timeoutMs: Number(values.timeout), listCache }));
+  const id = `${values.prefix}-${String(i).padStart(5, '0')}`;
+  nodes.push(createNode({ kv: i < TRACED ? traced(kv, id) : kv, cluster: values.key!, env: 'bench', id, intervalMs: Number(values.interval), timeoutMs: Number(values.timeout), listCache, logger }));
 }
-for (const node of nodes) {
+
+/** `kv` with each operation on a key other than the node's id key printed as it ends: `{"event":"op"}`. */
+function traced(kv: KV, id: string): KV {
+  const wrapped = Object.create(kv) as Record<string, unknown>;
+  for (const op of OPERATIONS) {
+    const original = (kv as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[op]!.bind(kv);
+    wrapped[op] = (...args: unknown[]) => {
+      const key = typeof args[0] === 'string' ? args[0] : '';
+      if (key.includes('/id/')) return original(...args);
+      const t = Date.now();
+      const print = (outcome: string): void => {
+        process.stdout.write(`${JSON.stringify({ t, event: 'op', id, op, key: key.split('/').slice(3).join('/'), ms: Date.now() - t, outcome })}\n`);
+      };
+      const p = original(...args);
+      p.then(
+        (r) => print(typeof r === 'string' ? `${r.length} chars` : r === null ? 'null' : typeof r === 'object' && r !== null && 'swapped' in r ? `swapped ${String((r as { swapped: boolean }).swapped)}` : 'ok'),
+        (error: unknown) => print(`failed: ${(error as Error).message.slice(0, 60)}`),
+      );
+      return p;
+    };
+  }
+  return wrapped as unknown as KV;
+}
+nodes.forEach((node, i) => {
   node.on('role', (update) => {
     if (update.role === 'leader') process.stdout.write(`${JSON.stringify({ t: Date.now(), event: 'leader', id: node.id })}\n`);
+    if (i < TRACED) process.stdout.write(`${JSON.stringify({ t: Date.now(), event: 'role', id: node.id, role: update.role, reason: update.reason })}\n`);
   });
-}
+});
 let started = 0;
 for (const node of nodes) void node.start().then(() => started++, (error: unknown) => process.stderr.write(`start: ${String(error)}\n`));
 
@@ -96,12 +135,14 @@ lag.enable();
 function report(): void {
   const following: Record<string, number> = {};
   const leading: string[] = [];
+  const roles: Record<string, number> = {};
   let min = Number.POSITIVE_INFINITY;
   let max = 0;
   for (const node of nodes) {
     const leader = node.leader?.id;
     if (leader !== undefined) following[leader] = (following[leader] ?? 0) + 1;
     if (node.role === 'leader') leading.push(node.id);
+    roles[node.role] = (roles[node.role] ?? 0) + 1;
     const seen = node.members.list.length;
     min = Math.min(min, seen);
     max = Math.max(max, seen);
@@ -112,7 +153,7 @@ function report(): void {
   const lagP99Ms = lag.count > 0 ? lag.percentile(99) / 1e6 : 0;
   const lagMaxMs = lag.count > 0 ? lag.max / 1e6 : 0;
   lag.reset();
-  const status: WorkerStatus = { t: Date.now(), event: 'status', count, started, following, leading, minMembers: nodes.length ? min : 0, maxMembers: max, cpuMs: (cpu.user + cpu.system) / 1000, lagP99Ms, lagMaxMs, stats, sent: { ...sent } };
+  const status: WorkerStatus = { t: Date.now(), event: 'status', count, started, following, leading, roles, minMembers: nodes.length ? min : 0, maxMembers: max, cpuMs: (cpu.user + cpu.system) / 1000, lagP99Ms, lagMaxMs, stats, sent: { ...sent }, warnings: { ...warnings } };
   process.stdout.write(`${JSON.stringify(status)}\n`);
 }
 const ticker = setInterval(report, Number(values['report-every']));

@@ -28,6 +28,8 @@ export interface KVRequest {
   readonly expected?: string | null;
   readonly ttlMs?: number;
   readonly stampToken?: string;
+  /** `compareAndSet`'s `prefix` option. */
+  readonly prefix?: boolean;
   /** `getRange`'s byte offsets. */
   readonly start?: number;
   readonly end?: number;
@@ -78,6 +80,7 @@ export async function serveKV(kv: KV, request: KVRequest): Promise<KVReply> {
         result = await kv.compareAndSet(key, request.expected ?? null, value, {
           ...ttl,
           ...(request.stampToken !== undefined && { stampToken: request.stampToken }),
+          ...(request.prefix === true && { prefix: true }),
         });
         break;
       case 'time':
@@ -148,7 +151,8 @@ export class BridgeKV implements KV {
   }
   compareAndSet(key: string, expected: string | null, value: string, options?: CompareAndSetOptions): Promise<CompareAndSetResult> {
     const stamp = options?.stampToken === undefined ? {} : { stampToken: options.stampToken };
-    return this.#call({ op: 'compareAndSet', key, value, expected, ...ttl(options), ...stamp }, options) as Promise<CompareAndSetResult>;
+    const prefix = options?.prefix === true ? { prefix: true } : {};
+    return this.#call({ op: 'compareAndSet', key, value, expected, ...ttl(options), ...stamp, ...prefix }, options) as Promise<CompareAndSetResult>;
   }
   time(options?: KVOperationOptions): Promise<number> {
     return this.#call({ op: 'time' }, options) as Promise<number>;

@@ -49,7 +49,8 @@ return redis.call('GET', KEYS[1])
 /**
  * Compare-and-set with the store's clock, in one atomic step.
  *
- * KEYS[1] the key. ARGV: [1] '1' when a value is expected ('0' for "absent"), [2] the expected
+ * KEYS[1] the key. ARGV: [1] '1' when a value is expected, '2' when a value beginning with [2] is
+ * expected, '0' for "absent", [2] the expected
  * value, [3] the new value, [4] ttl in ms or '', [5] the stamp token or '', [6] max value bytes.
  *
  * Reads `TIME` first, replaces every literal occurrence of the token in the new value by the time
@@ -90,7 +91,9 @@ if size > tonumber(ARGV[6]) then
 end
 local current = redis.call('GET', KEYS[1])
 local matches
-if ARGV[1] == '1' then matches = (current == ARGV[2]) else matches = (current == false) end
+if ARGV[1] == '1' then matches = (current == ARGV[2])
+elseif ARGV[1] == '2' then matches = (current ~= false and string.sub(current, 1, string.len(ARGV[2])) == ARGV[2])
+else matches = (current == false) end
 if not matches then
   return {0, now, current}
 end

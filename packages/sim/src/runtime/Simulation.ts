@@ -254,14 +254,14 @@ class Simulation {
     const count = this.#all.filter((l) => l.incarnation.id === id).length + 1;
     const incarnation: Incarnation = { label: count === 1 ? id : `${id}#${count}`, id, observer, startedAt: clock.now() };
     const gate = new PauseGate(clock, () => this.#admit());
-    const { intervalMs, timeoutMs, settleMs } = this.#scenario.timing;
+    const { intervalMs, timeoutMs, settleMs, operationTimeoutMs } = this.#scenario.timing;
     const mutation = this.#options.mutation;
     let roster: SimNode | undefined;
     const context: MutationContext = { id, clock: gate.clock, prefix: this.#prefix, intervalMs, timeoutMs, window: this.#window, role: () => roster?.role };
     let kv: KV = meterKV(this.#faults.view(this.#shared, id), clock, (cost) => this.#costs.push({ ...cost, node: id, role: roster?.role }));
     if (mutation?.wrapKV) kv = mutation.wrapKV(kv, context);
     kv = gate.wrap(recordIssues(kv, (op, key, value) => this.#issued(incarnation, op, key, value)));
-    roster = createNode({ kv, cluster: SIM_NAMESPACE.cluster, env: SIM_NAMESPACE.env, id, intervalMs, timeoutMs, ...(settleMs !== undefined && { settleMs }), observer, nonceWindow: this.#window, clock: gate.clock });
+    roster = createNode({ kv, cluster: SIM_NAMESPACE.cluster, env: SIM_NAMESPACE.env, id, intervalMs, timeoutMs, ...(settleMs !== undefined && { settleMs }), ...(operationTimeoutMs !== undefined && { operationTimeoutMs }), observer, nonceWindow: this.#window, clock: gate.clock });
     const node = mutation?.wrapNode ? mutation.wrapNode(roster, kv, context) : roster;
     const live: Live = { incarnation, node, gate, unwatch: () => undefined };
     this.#history.incarnations.push(incarnation);

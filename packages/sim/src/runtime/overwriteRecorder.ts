@@ -1,4 +1,4 @@
-import { compareLeadership, parseBroadcast, type Broadcast } from '@roster/follower';
+import { compareLeadership, parseBroadcast, parseHeader, type Broadcast } from '@roster/follower';
 import type { KV } from '@roster/kv-adapter';
 import { overrideKV } from '../mutations/wrapKV.js';
 
@@ -13,9 +13,11 @@ export type Overwrite = (key: string, previous: Broadcast, value: Broadcast) => 
  * happens in the real protocol, whatever the faults, except after data loss.
  */
 export function recordOverwrites(store: KV, isLeaderKey: (key: string) => boolean, onOverwrite: Overwrite): KV {
-  const check = (key: string, previous: string | null, value: string): void => {
+  // A compare-and-set by prefix names the value it replaced by its header: that is what ranks it.
+  const check = (key: string, previous: string | null, value: string, prefix = false): void => {
     if (previous === null) return;
-    const before = parseBroadcast(previous);
+    const header = prefix ? parseHeader(previous)?.header : undefined;
+    const before = header ? ({ ok: true, broadcast: { ...header, members: [] } } as const) : parseBroadcast(previous);
     const after = parseBroadcast(value);
     if (before.ok && after.ok && compareLeadership(before.broadcast, after.broadcast) < 0) onOverwrite(key, before.broadcast, after.broadcast);
   };
@@ -29,7 +31,7 @@ export function recordOverwrites(store: KV, isLeaderKey: (key: string) => boolea
     },
     compareAndSet: async (key, expected, value, options) => {
       const result = await store.compareAndSet(key, expected, value, options);
-      if (result.swapped && isLeaderKey(key)) check(key, expected, value);
+      if (result.swapped && isLeaderKey(key)) check(key, expected, value, options?.prefix === true);
       return result;
     },
   });

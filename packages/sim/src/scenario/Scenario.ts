@@ -17,6 +17,8 @@ export interface Timing {
   readonly timeoutMs: number;
   /** The candidates' settle time (1 to I); the nodes' default (I/10) when absent. */
   readonly settleMs?: number;
+  /** How long one store operation may take (1 to I); the nodes' default (I/2) when absent. */
+  readonly operationTimeoutMs?: number;
 }
 
 /** Limits a fault to one node's view of the store; without it the fault hits every node. */

@@ -25,6 +25,9 @@ export function checkScenario(value: unknown): Scenario {
   if (t.settleMs !== undefined && (!count(t.settleMs) || t.settleMs < 1 || t.settleMs > t.intervalMs)) {
     throw new ConfigError('timing.settleMs', t.settleMs, 'Expected `timing.settleMs` to be an integer from 1 to intervalMs');
   }
+  if (t.operationTimeoutMs !== undefined && (!count(t.operationTimeoutMs) || t.operationTimeoutMs < 1 || t.operationTimeoutMs > t.intervalMs)) {
+    throw new ConfigError('timing.operationTimeoutMs', t.operationTimeoutMs, 'Expected `timing.operationTimeoutMs` to be an integer from 1 to intervalMs');
+  }
   if (!Array.isArray(s.steps)) throw new ConfigError('steps', s.steps, 'Expected `steps` to be a list');
   let last = 0;
   s.steps.forEach((step, i) => {

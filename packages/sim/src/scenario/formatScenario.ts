@@ -15,9 +15,9 @@ import type { Scenario, Step } from './Scenario.js';
  * ```
  */
 export function formatScenario(scenario: Scenario): string {
-  const { intervalMs: I, timeoutMs: T, settleMs } = scenario.timing;
+  const { intervalMs: I, timeoutMs: T, settleMs, operationTimeoutMs } = scenario.timing;
   const quiet = quietAt(scenario);
-  const head = `scenario seed=${scenario.seed} I=${I} T=${T}${settleMs === undefined ? '' : ` settle=${settleMs}`}, ${viewsOf(scenario)} views, quiet from ${quiet} ms, converged by ${quiet + convergenceBound(scenario.timing)} ms`;
+  const head = `scenario seed=${scenario.seed} I=${I} T=${T}${settleMs === undefined ? '' : ` settle=${settleMs}`}${operationTimeoutMs === undefined ? '' : ` op-timeout=${operationTimeoutMs}`}, ${viewsOf(scenario)} views, quiet from ${quiet} ms, converged by ${quiet + convergenceBound(scenario.timing)} ms`;
   return [head, ...scenario.steps.map((s) => `${`${s.at}`.padStart(8)} ms  ${formatStep(s)}`)].join('\n');
 }
 

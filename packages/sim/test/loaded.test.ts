@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { checkRun, runScenario, type Run, type Scenario, type Step } from '../src/index.js';
+
+const I = 100;
+const T = 500;
+
+/**
+ * `n` members on loaded hosts: from `loadedFrom` on, every store reply reaches every node
+ * `minMs`–`maxMs` late (the operation applies at once; its reply waits, as behind a busy event
+ * loop). The operation timeout is I, so that replies slower than I/2 still count. The first node
+ * leads; it crashes at `crashAt`.
+ */
+function loadedCrash(n: number, minMs: number, maxMs: number): { scenario: Scenario; crashAt: number; leader: string } {
+  const ids = Array.from({ length: n }, (_, i) => `m${String(i).padStart(2, '0')}`);
+  const loadedFrom = 20 * T;
+  const crashAt = loadedFrom + 10 * T;
+  const steps: Step[] = [
+    { at: 0, do: 'start', node: ids[0]! },
+    ...ids.slice(1).map((node): Step => ({ at: 2 * T, do: 'start', node })),
+    { at: loadedFrom, do: 'latency', minMs, maxMs, forMs: 40 * T, mode: 'apply-then-delay' },
+    { at: crashAt, do: 'crash', node: ids[0]! },
+  ];
+  return { scenario: { seed: n, timing: { intervalMs: I, timeoutMs: T, operationTimeoutMs: I }, steps }, crashAt, leader: ids[0]! };
+}
+
+function candidaciesAfter(run: Run, at: number): string[] {
+  return run.history.entries.flatMap((e) => (e.kind === 'update' && e.at >= at && e.update.type === 'role' && e.update.role === 'candidate' ? [e.node] : []));
+}
+
+/** How long after `at` a node other than `gone` first had `isLeader()` true (Infinity: never). */
+function replacedAfter(run: Run, at: number, gone: string): number {
+  const next = run.history.samples.find((s) => s.at >= at && s.leaders.some((l) => l !== gone));
+  return next === undefined ? Infinity : next.at - at;
+}
+
+describe('a leader crash among loaded members (store round trips near I)', () => {
+  it('starts a few candidacies, not one per member: the later members stand only after the first claims had the round trips they need', async () => {
+    // Replies 60–80 ms late: a claim lands about 2I after the first tier stood, past the second
+    // tier were it one interval after the first (then all 27 of it stand).
+    const { scenario, crashAt, leader } = loadedCrash(40, 60, 80);
+    const run = await runScenario(scenario, { recordOperations: false });
+    const stood = candidaciesAfter(run, crashAt);
+    expect(stood.length).toBeGreaterThan(0);
+    expect(stood.length).toBeLessThanOrEqual(10);
+    expect(replacedAfter(run, crashAt, leader)).toBeLessThanOrEqual(T + 4 * I);
+    expect(checkRun(run).violations).toEqual([]);
+  }, 60_000);
+});
