@@ -65,10 +65,12 @@ export class Following {
     const tracked = this.staleness.tracked;
     if (moving && sameLeadership(tracked, { ...moving, members: [] }) && moving.version > tracked!.version) {
       this.staleness.observe({ ...tracked!, version: moving.version }, read.startedAt);
-    } else if (moving && tracked === undefined && read.best === undefined) {
-      // A reader that knows nothing yet saw a leader's header but could not read its list (a
-      // thousand nodes starting at once all fetch it): the leader's progress is watched from its
-      // header until the list is read, so the reader does not stand against a live leader.
+    } else if (moving && supersedes({ ...moving, members: [] }, tracked) && (read.best === undefined || supersedes({ ...moving, members: [] }, read.best))) {
+      // A better leadership seen by its header only (a claim, a new leader's first list: on a
+      // loaded node or store, the read of its value failed), or, to a reader that knows nothing
+      // yet, a leader's header (a thousand nodes starting at once all fetch its list): its
+      // progress is watched from the header until its value is read, so the reader does not stand
+      // against it. (One member stands for the list it could not read: no members is a goodbye.)
       this.staleness.observe({ ...moving, members: [{ id: moving.id, weight: 1 }] }, read.startedAt);
     }
     return read;

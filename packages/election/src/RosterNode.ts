@@ -475,12 +475,13 @@ export class RosterNode implements RosterNodeApi {
   /**
    * How much longer than T this follower waits before it stands, by its rank after the leader (by
    * id, the same order on every node; see {@link STAND_TIERS}): nothing for the first three, one
-   * tier spacing (about an interval, see {@link #tierSpacing}) for the next 27, two for the others. By then the earlier tiers' claims are in the
-   * window, and the later members' polls (which scan every nonce once the Version is still) follow
-   * a claim instead of standing. So a crash of the leader of N members starts a few candidacies,
-   * not N: a claim takes a few store round trips, which a loaded process may stretch past one
-   * interval, and thousands of candidates at once would load the store further. Standing later is
-   * always safe; a node not listed stands at T.
+   * tier spacing (about an interval, see {@link #tierSpacing}) for the next 27, two for the
+   * others. By then the earlier tiers' claims are in the window, and the later members' polls
+   * (which scan every nonce once the Version is still) follow a claim instead of standing. So a
+   * crash of the leader of N members starts a few candidacies, not N: a claim takes a few store
+   * round trips, which a loaded process may stretch past one interval, and thousands of
+   * candidates at once would load the store further. Standing later is always safe; a node not
+   * listed stands at T.
    */
   #standDelay(): number {
     const rank = this.#view.rankOf(this.id, this.#view.leader?.id);

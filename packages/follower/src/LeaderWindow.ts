@@ -46,10 +46,11 @@ export interface LeaderWindowRead {
   /** True when every nonce of the window was looked at (a poll may read only their headers); false for a poll of one nonce. */
   readonly scanned: boolean;
   /**
-   * The header of a later Version of the leadership the reader follows (a poll) or compares with
-   * (`own` of a {@link LeaderWindow.check}), whose whole value (a new member list) could not be
-   * read; or, to a poll that knows no broadcast yet, the header of the best value it could not read
-   * whole. The leader is publishing; the list is read again at the next read.
+   * The header of a value that supersedes what the reader follows (a poll: a later Version of its
+   * leadership, or a better leadership) or compares with (`own` of a {@link LeaderWindow.check}: a
+   * later Version of it), whose whole value (a new member list) could not be read; or, to a poll
+   * that knows no broadcast yet, the header of the best value it could not read whole. Someone is
+   * publishing; the value is read again at the next read.
    */
   readonly moving?: BroadcastHeader;
 }
@@ -363,9 +364,10 @@ export class LeaderWindow {
       }
       const failed = (error: unknown): void => {
         slots[p.nonce] = { nonce: p.nonce, state: 'unavailable', error };
-        // The header alone shows the leader followed publishing a new list: progress all the same.
-        // To a reader that knows no broadcast yet, the best header is the leadership to watch.
-        const news = known ? sameLeadership(known.broadcast, order(p.header)) && p.header.version > known.broadcast.version : p === pending[0];
+        // The header alone shows the leader followed publishing a new list, or a better leadership
+        // (a claim, a new leader's first list) active: progress all the same. To a reader that
+        // knows no broadcast yet, the best header is the leadership to watch.
+        const news = known ? supersedes(order(p.header), known.broadcast) : p === pending[0];
         if (moving === undefined && news) moving = p.header;
       };
       // The list of this header is fetched once per cache: readers sharing the cache wait for the

@@ -111,6 +111,19 @@ describe('LeaderWindow.poll', () => {
     expect(seen.best?.members).toHaveLength(101);
   });
 
+  it('reports the header of a better leadership whose value it could not read (moving): a claim, or a new leader', async () => {
+    const { store, faults, window, clock } = setup();
+    const leader = publisher(store, { era: 1, nonce: 0, version: 0, id: 'node-0', members: members(100) });
+    await leader.publish(leader.current.members.slice());
+    await window.poll();
+    await clock.advance(I);
+    await store.set('leader 0', formatBroadcast({ era: 2, nonce: 0, version: 1000, id: 'node-7', members: members(99) }));
+    faults.failures({ probability: 1, ops: ['get'] });
+    const read = await window.poll();
+    expect(read.best).toBeUndefined();
+    expect(read.moving).toEqual({ era: 2, nonce: 0, version: 1000, id: 'node-7' });
+  });
+
   it('to a reader that knows nothing yet, reports the header of the best value it could not read whole (moving)', async () => {
     const { store, faults, window } = setup();
     await store.set('leader 1', formatBroadcast({ era: 1, nonce: 1, version: 3000, id: 'node-0', members: members(100) }));

@@ -55,7 +55,7 @@ function scaleTable(rows: readonly ScaleResult[]): string[] {
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.store === 'redis' ? 'redis-server' : 'Redis Cluster (3 masters)'} | ${num(r.members)} | ${r.intervalMs} ms / ${r.timeoutMs} ms | 1 + ${r.workers} | ${r.convergeMs === null ? `not within ${num(r.convergeLimitMs / 1000)} s` : ms(r.convergeMs)} | ${num(r.commandsPerMemberInterval, 2)} (${num(r.redisCallsPerMemberInterval, 2)}) | ${num(r.bytesOutPerMemberInterval)} | ${num(r.bytesOutPerSecond / 1000)} kB | ${num(r.leaderCpuPercent, 1)} % | ${num(r.leaderCpuUsPerMemberInterval, 1)} | ${ms(r.failoverMs)} | ${ms(r.allFollowMs)} | ${[r.note, r.error].filter(Boolean).join('; ')} |`,
+        `| ${r.store === 'redis' ? 'redis-server' : 'Redis Cluster (3 masters)'} | ${num(r.members)} | ${r.intervalMs} ms / ${r.timeoutMs} ms | 1 + 1 + ${r.workers} | ${r.convergeMs === null ? `not within ${num(r.convergeLimitMs / 1000)} s` : ms(r.convergeMs)} | ${num(r.commandsPerMemberInterval, 2)} (${num(r.redisCallsPerMemberInterval, 2)}) | ${num(r.bytesOutPerMemberInterval)} | ${num(r.bytesOutPerSecond / 1000)} kB | ${num(r.leaderCpuPercent, 1)} % | ${num(r.leaderCpuUsPerMemberInterval, 1)} | ${ms(r.failoverMs)} | ${ms(r.allFollowMs)} | ${[r.note, r.error].filter(Boolean).join('; ')} |`,
     ),
   ];
 }
@@ -129,7 +129,7 @@ export function renderMarkdown(result: BenchResult): string {
     lines.push(
       '## Scale',
       '',
-      'The leader runs alone in its own process and is elected first; the other members are `createNode()` instances, up to 250 to a worker process (1,000 for the largest group), each worker sharing one `RedisKV`. Cost is counted by Redis itself (`INFO commandstats`, `total_net_output_bytes` and `total_net_input_bytes`, summed over the servers) over a steady window of at least 10 intervals, then divided by members and intervals. Leader CPU is `process.cpuUsage()` of the leader process over the same window. Failover: SIGKILL of the leader process, until a member reports leading; "all follow" is when every surviving member follows it, at the workers\' report resolution (one status line per worker every 100–250 ms).',
+      'The leader runs alone in its own process and is elected first; the three members that stand first when it dies (the first after it in its list) run in a second process, at the same priority; the other members are `createNode()` instances, up to 250 to a worker process (1,000 for the largest group), each worker sharing one `RedisKV` and running at niceness 10 (they stand for many hosts: on one, they must not starve the leader and the store). Cost is counted by Redis itself (`INFO commandstats`, `total_net_output_bytes` and `total_net_input_bytes`, summed over the servers) over a steady window of at least 10 intervals, then divided by members and intervals. Leader CPU is `process.cpuUsage()` of the leader process over the same window. Failover: SIGKILL of the leader process, until a member reports leading; "all follow" is when every surviving member follows it, at the workers\' report resolution (one status line per worker every 100–250 ms).',
       '',
       ...scaleTable(result.scale),
       '',
