@@ -88,7 +88,7 @@ describe('the report', () => {
     const md = renderMarkdown(result);
     expect(md).toContain('| CPU | Test CPU, 2 cores |');
     expect(md).toContain('| Roster I=100/T=500 | I 100 ms, T 500 ms | 575 / 595 (n=2) | 400 ms | 1.43 |');
-    expect(md).toContain('| redis-server | 100 | 100 ms / 500 ms | 1 + 1 | 900 ms | 2.00 (2.00) | 60 |');
+    expect(md).toContain('| redis-server | 100 | 100 ms / 500 ms | 1 + 1 + 1 | 900 ms | 2.00 (2.00) | 60 |');
     expect(md).toContain('benchmarks-failover-vs-stall.svg');
   });
 
