@@ -101,12 +101,13 @@ interface Proc {
  */
 export const STANDBYS = 3;
 
-function startWorker(options: ScaleRunOptions, c: ScaleCase, key: string, prefix: string, count: number, reportEvery: number, niced = true): Proc {
+function startWorker(options: ScaleRunOptions, c: ScaleCase, key: string, prefix: string, count: number, reportEvery: number, niced = true, traceOps = false): Proc {
   const proc: Proc = { tracked: undefined as unknown as Tracked, count, leaderLines: [], roleLines: [], opLines: [] };
   const tracked = spawnTracked(process.execPath, [
     builtScript('scale/scaleWorker.js'),
     '--url', options.url, '--key', key, '--prefix', prefix, '--count', String(count),
     '--interval', String(c.intervalMs), '--timeout', String(c.timeoutMs), '--report-every', String(reportEvery),
+    ...(traceOps ? ['--trace-ops'] : []),
   ], {
     onLine: (line) => {
       const o = jsonLine(line);
@@ -152,7 +153,8 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
     if (!(await waitFor(() => leader.last?.leading.length === 1, 10 * c.timeoutMs + 20_000))) throw new Error('the leader process never led');
     const leaderId = leader.last!.leading[0]!;
     const spawnedAt = Date.now();
-    procs.push(startWorker(options, c, key, 'lead1', standbys, reportEvery, false));
+    // Their store operations are traced: a failover that misses its bound is theirs to explain.
+    procs.push(startWorker(options, c, key, 'lead1', standbys, reportEvery, false, true));
     let left = c.members - 1 - standbys;
     for (let w = 0; left > 0; w++) {
       const count = Math.min(options.perWorker, left);

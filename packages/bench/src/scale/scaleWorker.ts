@@ -2,10 +2,12 @@
  * One worker process of the scale bench: `--count` Roster nodes from `createNode()` sharing one
  * `RedisKV`. Every `--report-every` ms it prints one JSON status line on stdout: how many of its
  * nodes follow which leader, how many members they see, which of them lead, and its CPU time.
- * It also prints `{"t","event":"leader","id"}` the moment one of its nodes becomes leader.
+ * It also prints `{"t","event":"leader","id"}` the moment one of its nodes becomes leader, every
+ * change of role of its first three nodes (`"event":"role"`), and with `--trace-ops` every store
+ * operation of those three on a key other than their id key as it ends (`"event":"op"`).
  * SIGTERM, SIGINT or a closed stdin stop every node gracefully, then it prints `stopped`.
  *
- * `--url URL --key K --prefix P --count N --interval MS --timeout MS [--report-every MS]`
+ * `--url URL --key K --prefix P --count N --interval MS --timeout MS [--report-every MS] [--trace-ops]`
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -72,6 +74,7 @@ const { values } = parseArgs({
     interval: { type: 'string' },
     timeout: { type: 'string' },
     'report-every': { type: 'string', default: '250' },
+    'trace-ops': { type: 'boolean', default: false },
   },
   strict: true,
 });
@@ -90,12 +93,12 @@ const countWarning = (fields: object, message = '(no message)'): void => {
 const logger: Logger = { debug: () => {}, info: () => {}, warn: countWarning, error: countWarning };
 // As a process hosting many nodes of one group would: each new member list is read or built once.
 const listCache = new ListCache();
-/** The first nodes of each worker (the first after the leader by id stand first) print every change of role, and their store operations. */
+/** The first nodes of each worker (the first after the leader by id stand first) print every change of role (and, traced, their store operations). */
 const TRACED = 3;
 for (let i = 0; i < count; i++) {
   // Ids of one width whatever N, so that the bytes per member compare across N.
   const id = `${values.prefix}-${String(i).padStart(5, '0')}`;
-  nodes.push(createNode({ kv: i < TRACED ? traced(kv, id) : kv, cluster: values.key!, env: 'bench', id, intervalMs: Number(values.interval), timeoutMs: Number(values.timeout), listCache, logger }));
+  nodes.push(createNode({ kv: i < TRACED && values['trace-ops'] ? traced(kv, id) : kv, cluster: values.key!, env: 'bench', id, intervalMs: Number(values.interval), timeoutMs: Number(values.timeout), listCache, logger }));
 }
 
 /** `kv` with each operation on a key other than the node's id key printed as it ends: `{"event":"op"}`. */
