@@ -4,10 +4,10 @@ import {
   coversBelow,
   expectedValue,
   formatBroadcast,
+  formatHeader,
   sameLeadership,
   supersedes,
   type Broadcast,
-  type BroadcastHeader,
   type LeaderWindowRead,
   type Staleness,
 } from '@roster/follower';
@@ -127,7 +127,7 @@ export async function writeClaim(o: ClaimOptions): Promise<ClaimOutcome> {
     const raw = formatBroadcast(claim);
     // Over a leader of N members, the value replaced is named by its header (see expectedValue).
     const { expected, options } =
-      slot.state === 'behind' ? { expected: headerText(slot.header), options: { prefix: true } } : expectedValue(o.kv, slot.state === 'empty' ? null : slot.raw);
+      slot.state === 'behind' ? { expected: formatHeader(slot.header), options: { prefix: true } } : expectedValue(o.kv, slot.state === 'empty' ? null : slot.raw);
     try {
       const { swapped } = await withDeadline(o.clock, o.opTimeoutMs, 'claim', o.kv.compareAndSet(o.key.at(slot.nonce), expected, raw, options));
       if (!o.current()) return { outcome: 'abandoned' };
@@ -141,9 +141,4 @@ export async function writeClaim(o: ClaimOptions): Promise<ClaimOutcome> {
     }
   }
   return { outcome: 'abandoned' };
-}
-
-/** The text a value with header `h` begins with: `Era Nonce Version Id ` (the codec's one spelling). */
-function headerText(h: BroadcastHeader): string {
-  return `${h.era} ${h.nonce} ${h.version} ${h.id} `;
 }

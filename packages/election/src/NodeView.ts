@@ -100,9 +100,9 @@ export class NodeView {
     const list = sortedById(b.members);
     const prev = this.#members.list;
     const { added, removed, same } = compareSorted(prev, list);
+    // An unchanged list keeps its array, so that what is memoized on it stays valid.
     if (same) return void (this.#members = { version: b.version, list: prev });
     this.#members = { version: b.version, list };
-    if (same) return;
     this.#updates.emit({ type: 'members', version: b.version, members: list, added, removed });
   }
 

@@ -3,6 +3,7 @@ import {
   bestBroadcast,
   compareLeadership,
   formatBroadcast,
+  formatHeader,
   listEpoch,
   MAX_HEADER_BYTES,
   parseBroadcast,
@@ -163,8 +164,7 @@ function broadcastsOf(slots: readonly LeaderSlot[]): Broadcast[] {
 
 /** Bytes of a slot's header `Era Nonce Version Id `, from its broadcast (its raw value may be built lazily). */
 function headerBytesOf(slot: Extract<LeaderSlot, { state: 'broadcast' }>): number {
-  const b = slot.broadcast;
-  return Buffer.byteLength(`${b.era} ${b.nonce} ${b.version} ${b.id} `);
+  return Buffer.byteLength(formatHeader(slot.broadcast));
 }
 
 /** A leader's own last publication, as {@link LeaderWindow.check} compares the window with it. */
@@ -244,7 +244,8 @@ export class LeaderWindow {
     const { kv, key, clock, timeoutMs } = this.#o;
     const startedAt = clock.now();
     const mine = own.broadcast;
-    const ownHeaderBytes = Buffer.byteLength(`${mine.era} ${mine.nonce} ${mine.version} ${mine.id} `);
+    const ownHeaderBytes = Buffer.byteLength(formatHeader(mine));
+    let moving: BroadcastHeader | undefined;
     const look = async (nonce: number, bytes: number): Promise<LeaderSlot> => {
       let head: string;
       try {
@@ -269,7 +270,6 @@ export class LeaderWindow {
         return { nonce, state: 'unavailable', error };
       }
     };
-    let moving: BroadcastHeader | undefined;
     // Enough bytes for a claim (`Era Nonce 0 Id Id`) to come whole, as candidates write them.
     const slots = await Promise.all(key.keys().map((_, nonce) => look(nonce, 2 * ownHeaderBytes + HEADER_SLACK)));
     const broadcasts = broadcastsOf(slots);

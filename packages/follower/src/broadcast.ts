@@ -34,8 +34,22 @@ const UINT = /^(0|[1-9]\d{0,15})$/;
 
 /** Formats a broadcast exactly as `Era Nonce Version Id member…`. */
 export function formatBroadcast(b: Broadcast): string {
-  const head = `${b.era} ${b.nonce} ${b.version} ${b.id}`;
-  return b.members.length === 0 ? head : `${head} ${membersText(b.members)}`;
+  const head = formatHeader(b);
+  // A goodbye (no members) ends with its id, without the space that would start a member.
+  return b.members.length === 0 ? head.slice(0, -1) : head + membersText(b.members);
+}
+
+/**
+ * The header `Era Nonce Version Id ` with its trailing space: what a broadcast with members begins
+ * with, exactly (the codec's one spelling, which {@link parseHeader} reads back).
+ *
+ * @example
+ * ```ts
+ * formatHeader({ era: 3, nonce: 0, version: 41, id: 'alpha' }); // '3 0 41 alpha '
+ * ```
+ */
+export function formatHeader(h: BroadcastHeader): string {
+  return `${h.era} ${h.nonce} ${h.version} ${h.id} `;
 }
 
 /**

@@ -22,6 +22,7 @@ export {
   nextVersion,
   sameMembers,
   parseHeader,
+  formatHeader,
   expectedValue,
   type BroadcastHeader,
 } from './broadcast.js';

@@ -20,6 +20,7 @@ describe('the public API of @roster/follower', () => {
       'expectedValue',
       'fencingToken',
       'formatBroadcast',
+      'formatHeader',
       'formatListStep',
       'formatMember',
       'isClaim',

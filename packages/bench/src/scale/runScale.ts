@@ -233,16 +233,19 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
       await leader.tracked.exited;
       const workers = procs.slice(1);
       const limit = 10 * c.timeoutMs + 10_000;
-      const sum = (of: (p: Proc) => Record<string, number> | undefined): Record<string, number> => {
+      const sum = (of: (p: Proc, i: number) => Record<string, number> | undefined): Record<string, number> => {
         const total: Record<string, number> = {};
-        for (const p of workers) for (const [k, n] of Object.entries(of(p) ?? {})) total[k] = (total[k] ?? 0) + n;
+        workers.forEach((p, i) => {
+          for (const [k, n] of Object.entries(of(p, i) ?? {})) total[k] = (total[k] ?? 0) + n;
+        });
         return total;
       };
+      const statsAtKill = sum((_, i) => atKill[i] as Record<string, number>);
+      /** Each counter's growth since the kill, summed over the workers. */
+      const sinceKill = (): [string, number][] => Object.entries(sum((p) => p.last?.stats)).map(([k, n]): [string, number] => [k, n - (statsAtKill[k] ?? 0)]).filter(([, n]) => n !== 0);
       // Every T until all follow: the roles, whom the members follow, and what they did since the kill.
       const timeline = setInterval(() => {
-        const stats = sum((p) => p.last?.stats);
-        const before = sum((p) => atKill[workers.indexOf(p)] as Record<string, number>);
-        const moved = Object.entries(stats).filter(([k, n]) => /^(candidacy|claim|elected|publish|list\.)/.test(k) && n !== (before[k] ?? 0)).map(([k, n]) => `${k} +${n - (before[k] ?? 0)}`);
+        const moved = sinceKill().filter(([k]) => /^(candidacy|claim|elected|publish|list\.)/.test(k)).map(([k, n]) => `${k} +${n}`);
         const following = Object.entries(sum((p) => p.last?.following)).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([id, n]) => `${id} ${n}`);
         const lagMax = Math.max(...workers.map((p) => p.last?.lagMaxMs ?? 0));
         progress(`    +${Math.round((Date.now() - killedAt) / 1000)} s: ${JSON.stringify(sum((p) => p.last?.roles))}; event-loop delay max ${Math.round(lagMax)} ms; following ${following.join(', ')}; ${moved.join(', ')}`);
@@ -259,12 +262,8 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
       if (allFollowMs === null || failoverMs === null || failoverMs > c.timeoutMs + 2 * c.intervalMs) {
         // What the members did instead, for whoever has to find out why.
         progress(`    roles: ${workers.map((p) => JSON.stringify(p.last?.roles ?? {})).join(' ')}`);
-        const since = (name: string): number => workers.reduce((n, p, i) => n + (p.last?.stats[name] ?? 0) - (atKill[i]?.[name] ?? 0), 0);
-        const names = [...new Set(workers.flatMap((p) => Object.keys(p.last?.stats ?? {})))].sort();
-        progress(`    since the kill: ${names.map((name) => `${name} ${since(name)}`).filter((line) => !line.endsWith(' 0')).join(', ')}`);
-        const warned: Record<string, number> = {};
-        for (const p of workers) for (const [message, n] of Object.entries(p.last?.warnings ?? {})) warned[message] = (warned[message] ?? 0) + n;
-        progress(`    warnings logged: ${JSON.stringify(warned)}`);
+        progress(`    since the kill: ${sinceKill().sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => `${k} ${n}`).join(', ')}`);
+        progress(`    warnings logged: ${JSON.stringify(sum((p) => p.last?.warnings))}`);
         const changes = workers[0]!.roleLines.filter((l) => l.t >= killedAt).slice(0, 30);
         const electedId = workers.flatMap((p) => p.leaderLines).find((l) => l.t >= killedAt)?.id;
         const traced = workers[0]!.opLines.some((l) => l.id === electedId) ? electedId : workers[0]!.roleLines[0]?.id;

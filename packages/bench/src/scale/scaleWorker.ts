@@ -51,18 +51,25 @@ export interface WorkerStatus {
 /** Every operation of the KV interface, each one command sent to the store. */
 const OPERATIONS = ['get', 'set', 'delete', 'append', 'take', 'getRange', 'exchange', 'compareAndSet', 'time'] as const;
 
-/** `kv` with a count of the operations issued through it. */
-function counted(kv: KV, sent: Record<string, number>): KV {
+type Operation = (typeof OPERATIONS)[number];
+
+/** `kv` with every operation of {@link OPERATIONS} passed through `around`, which calls `call` to run it. */
+function aroundOperations(kv: KV, around: (op: Operation, args: unknown[], call: () => Promise<unknown>) => Promise<unknown>): KV {
   const wrapped = Object.create(kv) as Record<string, unknown>;
   for (const op of OPERATIONS) {
-    const original = (kv as unknown as Record<string, (...args: unknown[]) => unknown>)[op]!.bind(kv);
-    sent[op] = 0;
-    wrapped[op] = (...args: unknown[]) => {
-      sent[op]!++;
-      return original(...args);
-    };
+    const original = (kv as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[op]!.bind(kv);
+    wrapped[op] = (...args: unknown[]) => around(op, args, () => original(...args));
   }
   return wrapped as unknown as KV;
+}
+
+/** `kv` with a count of the operations issued through it. */
+function counted(kv: KV, sent: Record<string, number>): KV {
+  for (const op of OPERATIONS) sent[op] = 0;
+  return aroundOperations(kv, (op, _args, call) => {
+    sent[op]!++;
+    return call();
+  });
 }
 
 const { values } = parseArgs({
@@ -103,25 +110,20 @@ for (let i = 0; i < count; i++) {
 
 /** `kv` with each operation on a key other than the node's id key printed as it ends: `{"event":"op"}`. */
 function traced(kv: KV, id: string): KV {
-  const wrapped = Object.create(kv) as Record<string, unknown>;
-  for (const op of OPERATIONS) {
-    const original = (kv as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>)[op]!.bind(kv);
-    wrapped[op] = (...args: unknown[]) => {
-      const key = typeof args[0] === 'string' ? args[0] : '';
-      if (key.includes('/id/')) return original(...args);
-      const t = Date.now();
-      const print = (outcome: string): void => {
-        process.stdout.write(`${JSON.stringify({ t, event: 'op', id, op, key: key.split('/').slice(3).join('/'), ms: Date.now() - t, outcome })}\n`);
-      };
-      const p = original(...args);
-      p.then(
-        (r) => print(typeof r === 'string' ? `${r.length} chars` : r === null ? 'null' : typeof r === 'object' && r !== null && 'swapped' in r ? `swapped ${String((r as { swapped: boolean }).swapped)}` : 'ok'),
-        (error: unknown) => print(`failed: ${(error as Error).message.slice(0, 60)}`),
-      );
-      return p;
+  return aroundOperations(kv, (op, args, call) => {
+    const key = typeof args[0] === 'string' ? args[0] : '';
+    if (key.includes('/id/')) return call();
+    const t = Date.now();
+    const print = (outcome: string): void => {
+      process.stdout.write(`${JSON.stringify({ t, event: 'op', id, op, key: key.split('/').slice(3).join('/'), ms: Date.now() - t, outcome })}\n`);
     };
-  }
-  return wrapped as unknown as KV;
+    const p = call();
+    p.then(
+      (r) => print(typeof r === 'string' ? `${r.length} chars` : r === null ? 'null' : typeof r === 'object' && 'swapped' in r ? `swapped ${String((r as { swapped: boolean }).swapped)}` : 'ok'),
+      (error: unknown) => print(`failed: ${(error as Error).message.slice(0, 60)}`),
+    );
+    return p;
+  });
 }
 nodes.forEach((node, i) => {
   node.on('role', (update) => {
