@@ -5,13 +5,14 @@ import {
   expectedValue,
   formatBroadcast,
   formatHeader,
+  parseBroadcast,
   sameLeadership,
   supersedes,
   type Broadcast,
   type LeaderWindowRead,
   type Staleness,
 } from '@roster/follower';
-import { isKeyFailure, withDeadline, type Clock, type CompoundKey, type KV, type Timer } from '@roster/kv-adapter';
+import { isKeyFailure, withDeadline, type Clock, type CompareAndSetOptions, type CompoundKey, type KV, type Timer } from '@roster/kv-adapter';
 
 interface Common {
   /** The best leadership known when the candidacy began. */
@@ -116,6 +117,11 @@ export type ClaimOutcome =
 /**
  * Writes a claim at the lowest leader-key nonce that can be written, by compare-and-set against
  * what the read saw there, so that a claim or publication written since is never overwritten.
+ *
+ * A value that is no broadcast (garbage, an empty string, or what a header read could only see
+ * the start of) is no rival: when the compare finds one there, the claim compares once more
+ * against that exact value, which the failed compare-and-set returned. Only another broadcast
+ * written since the read loses the race; garbage delays a claim by one round trip, never more.
  */
 export async function writeClaim(o: ClaimOptions): Promise<ClaimOutcome> {
   const byPrefix = o.kv.capabilities.comparePrefix === true;
@@ -125,15 +131,26 @@ export async function writeClaim(o: ClaimOptions): Promise<ClaimOutcome> {
     if (slot.state === 'unavailable' || (slot.state === 'behind' && !byPrefix)) continue;
     const claim: Broadcast = { ...o.claim, nonce: slot.nonce };
     const raw = formatBroadcast(claim);
-    // Over a leader of N members, the value replaced is named by its header (see expectedValue).
-    const { expected, options } =
-      slot.state === 'behind' ? { expected: formatHeader(slot.header), options: { prefix: true } } : expectedValue(o.kv, slot.state === 'empty' ? null : slot.raw);
+    const key = o.key.at(slot.nonce);
+    // Over a leader of N members, the value replaced is named by its header (see expectedValue);
+    // garbage by its exact text: a header in front of garbage names nothing.
+    let { expected, options }: { expected: string | null; options: CompareAndSetOptions } =
+      slot.state === 'behind'
+        ? { expected: formatHeader(slot.header), options: { prefix: true } }
+        : slot.state === 'broadcast'
+          ? expectedValue(o.kv, slot.raw)
+          : { expected: slot.state === 'empty' ? null : slot.raw, options: {} };
     try {
-      const { swapped } = await withDeadline(o.clock, o.opTimeoutMs, 'claim', o.kv.compareAndSet(o.key.at(slot.nonce), expected, raw, options));
-      if (!o.current()) return { outcome: 'abandoned' };
-      if (!swapped) return { outcome: 'race-lost' };
-      o.key.moveTo(slot.nonce);
-      return { outcome: 'claimed', claim, raw };
+      for (let attempt = 0; ; attempt++) {
+        const { swapped, current } = await withDeadline(o.clock, o.opTimeoutMs, 'claim', o.kv.compareAndSet(key, expected, raw, options));
+        if (!o.current()) return { outcome: 'abandoned' };
+        if (swapped) {
+          o.key.moveTo(slot.nonce);
+          return { outcome: 'claimed', claim, raw };
+        }
+        if (attempt > 0 || (current !== null && parseBroadcast(current).ok)) return { outcome: 'race-lost' };
+        ({ expected, options } = { expected: current, options: {} });
+      }
     } catch (error) {
       if (!o.current()) return { outcome: 'abandoned' };
       if (isKeyFailure(error)) continue;

@@ -53,6 +53,8 @@ export class JoinPoller {
       ),
     );
     const joiners: Member[] = [];
+    let garbage = 0;
+    let sample = '';
     for (const value of taken) {
       if (!value) continue;
       for (const token of value.split(' ')) {
@@ -61,10 +63,16 @@ export class JoinPoller {
         if (m) joiners.push(m);
         else {
           this.#o.onGarbage();
-          this.#o.logger.warn({ token: token.slice(0, 80) }, 'ignoring a join-key token that does not parse');
+          if (garbage++ === 0) sample = token.slice(0, 80);
         }
       }
     }
+    // One line when garbage starts to come, however many tokens and polls it spans.
+    if (garbage > 0 && !this.#garbageSeen) logger.warn({ tokens: garbage, first: sample }, 'ignoring join-key tokens that do not parse');
+    this.#garbageSeen = garbage > 0;
     if (joiners.length > 0) this.#o.onJoin(joiners);
   }
+
+  /** Whether the last poll found garbage (its warning is logged when garbage starts). */
+  #garbageSeen = false;
 }

@@ -26,8 +26,13 @@ export interface LeaderRoleOptions {
    * as a step from its list, so followers that hold it need not read the new list whole.
    */
   readonly inheritedFrom?: Broadcast;
-  /** Called when the lease runs out before it was renewed (the node then re-validates it). */
+  /**
+   * Called when the lease runs out before it was renewed (the node then re-validates it), before
+   * the leadership signal aborts.
+   */
   readonly onLapse: (reason: 'lease-expired' | 'store-unavailable') => void;
+  /** Called when a lapsed lease holds again (a fresh {@link LeaderRole.signal}). */
+  readonly onRevalidate: () => void;
   /** Asks the node for a step now (a LEAVE arrived, a beat met another write). */
   readonly poke: () => void;
   /** Called with each beat that landed (see {@link LeaderRole.hold}). */
@@ -178,9 +183,10 @@ export class LeaderRole {
     this.#lapsed = true;
     this.#lease.cancel();
     const reason = this.#failing ? 'store-unavailable' : 'lease-expired';
-    this.#abort.abort(new LeadershipLostError(reason));
     this.#o.config.logger.info({ node: this.#o.config.id, reason }, 'lease lapsed; re-validating');
+    // The owner tells its users first, so that code the abort wakes sees the role already changed.
     this.#o.onLapse(reason);
+    this.#abort.abort(new LeadershipLostError(reason));
   }
 
   /**
@@ -191,7 +197,8 @@ export class LeaderRole {
    */
   start(leaseFrom: number): void {
     this.#publishedCycle = leaseFrom;
-    this.#renew(leaseFrom);
+    // A confirming read slower than R leaves no lease to start with: re-validate from the outset.
+    if (!this.#renew(leaseFrom)) this.lapse();
     this.#poller.start();
   }
 
@@ -245,7 +252,8 @@ export class LeaderRole {
         this.#trustOwn = false;
         return { outcome: 'conflict' };
       }
-      const { expected, options } = expectedValue(kv, slot.state === 'empty' ? null : slot.raw);
+      // Garbage is replaced by its exact text: a header in front of garbage names nothing.
+      const { expected, options } = slot.state === 'broadcast' ? expectedValue(kv, slot.raw) : { expected: slot.state === 'empty' ? null : slot.raw, options: {} };
       try {
         const { swapped } = await withDeadline(clock, operationTimeoutMs, 'publish', kv.compareAndSet(key.current, expected, raw, options));
         if (this.#ending) return { outcome: 'ended' };
@@ -395,6 +403,7 @@ export class LeaderRole {
       this.#abort = new AbortController();
       this.#o.stats.count('lease.revalidated');
       logger.info({ node: id, era: this.#me.era }, 'lease re-validated');
+      this.#o.onRevalidate();
     }
     return true;
   }

@@ -64,11 +64,23 @@ export class RosterNode implements RosterNodeApi {
 
   #state: NodeState = 'idle';
   #phase: Phase;
+  /**
+   * The role users were last told of (the last `role` update). It is the phase's role, except for
+   * a leader whose lease does not hold: users see `candidate` until it is re-validated.
+   */
+  #shown: Role;
+  /** When this node last stood: it stands at most once per interval, whatever ended its candidacy. */
+  #stoodAt = Number.NEGATIVE_INFINITY;
   #stopping: Promise<void> | undefined;
   #started: Promise<void> | undefined;
   #firstStep: (() => void) | undefined;
   /** Whether the last PING failed (its failure is logged once, when it starts). */
   #pingFailing = false;
+  /** Whether the last claim, or the last join, failed for the store (each logged once, likewise). */
+  #claimFailing = false;
+  #joinFailing = false;
+  /** Whether the last publication met another write (it is retried at once only once in a row). */
+  #conflicted = false;
 
   readonly #f: Following;
   /** Where the best broadcast was last found (or, leading, written): see `broadcastNonce`. */
@@ -83,6 +95,7 @@ export class RosterNode implements RosterNodeApi {
     this.#keys = new RosterKeys(config.namespace, config.nonceWindow);
     this.#view = new NodeView(logger);
     this.#phase = { role: config.observer ? 'observer' : 'follower' };
+    this.#shown = this.#phase.role;
     this.#leaderKey = this.#keys.leader();
     const onGarbage = (): void => this.#stats.count('garbage');
     // Followers poll one nonce's header; the whole window when the Version went still, or every 5T.
@@ -110,7 +123,8 @@ export class RosterNode implements RosterNodeApi {
   // ─── Public surface (documented on the RosterNode interface) ─────────────────────────────────
 
   get role(): Role {
-    return this.#phase.role;
+    this.#checkLease();
+    return this.#shown;
   }
   get state(): NodeState {
     return this.#state;
@@ -125,10 +139,12 @@ export class RosterNode implements RosterNodeApi {
     return this.#view.members.list.map((m) => m.id);
   }
   isLeader(): boolean {
-    return this.#phase.role === 'leader' && this.#phase.lead.holdsLease(this.#cfg.clock.now());
+    this.#checkLease();
+    return this.#shown === 'leader';
   }
   get leadership(): AbortSignal | undefined {
-    return this.#phase.role === 'leader' ? this.#phase.lead.signal : undefined;
+    this.#checkLease();
+    return this.#phase.role === 'leader' && this.#shown === 'leader' ? this.#phase.lead.signal : undefined;
   }
   latencies(): ReadonlyMap<string, number> {
     return this.#phase.role === 'leader' ? this.#phase.lead.latencies : new Map();
@@ -157,7 +173,7 @@ export class RosterNode implements RosterNodeApi {
     if (this.#started) return this.#started;
     if (this.#state !== 'idle') return Promise.reject(new NodeStateError(this.id, 'start', this.#state));
     this.#state = 'running';
-    this.#cfg.logger.info({ node: this.id, role: this.role }, 'node starting');
+    this.#cfg.logger.info({ node: this.id, role: this.#shown }, 'node starting');
     this.#started = new Promise<void>((resolve) => (this.#firstStep = resolve));
     this.#main.start();
     if (!this.#cfg.observer) this.#pingTicker.start();
@@ -176,9 +192,10 @@ export class RosterNode implements RosterNodeApi {
     this.#quiet();
     void this.#main.stop();
     void this.#pingTicker.stop();
-    if (this.#phase.role === 'leader') {
-      void this.#phase.lead.end('destroyed');
+    const phase = this.#phase;
+    if (phase.role === 'leader') {
       this.#setPhase({ role: 'follower' }, 'destroyed');
+      void phase.lead.end('destroyed');
     }
     this.#finish();
   }
@@ -212,33 +229,43 @@ export class RosterNode implements RosterNodeApi {
     // An observer whose leadership went still may move on to what the store holds, which takes a
     // read of every nonce (see Following.absorb); otherwise a poll.
     const { clock, timeoutMs, intervalMs } = this.#cfg;
-    const whole = this.role === 'observer' && this.#f.staleness.isStale(clock.now(), timeoutMs);
+    const role = (): Role => this.#phase.role;
+    const whole = role() === 'observer' && this.#f.staleness.isStale(clock.now(), timeoutMs);
     const read = await this.#f.read(undefined, whole ? 'read' : 'poll');
-    if ((this.role !== 'follower' && this.role !== 'observer') || this.#state === 'stopped') return;
+    if ((role() !== 'follower' && role() !== 'observer') || this.#state === 'stopped') return;
     this.#absorb(read);
     this.#scheduleStaleCheck();
-    if (this.role === 'observer') return;
+    if (role() === 'observer') return;
+    // A node stands at most once per interval: a candidacy that ended at once (a lost race, a
+    // claim that found garbage changing under it) is followed by a full interval of following.
+    const rested = clock.now() >= this.#stoodAt + intervalMs;
     // Whatever the reason nothing new was seen for T (even no nonce readable), stand: the claim
     // goes to the lowest nonce that can be written, and progress seen first ends the candidacy.
     if (!read.reachable) {
-      if (this.#f.staleness.isStale(clock.now(), timeoutMs)) this.#becomeCandidate('unreachable');
+      if (rested && this.#f.staleness.isStale(clock.now(), timeoutMs)) this.#becomeCandidate('unreachable');
       return;
     }
     const leader = this.#view.leader;
     const listed = leader !== undefined && this.#view.lists(this.id);
     const stand = this.#f.standReason(clock.now(), timeoutMs + this.#standDelay(), leader, listed);
-    if (stand) return this.#becomeCandidate(stand);
+    if (stand && rested) return this.#becomeCandidate(stand);
     if (leader !== undefined && !listed && this.#joiner.due(Math.max(timeoutMs, 3 * intervalMs))) {
       await this.#joiner.append().then(
-        () => this.#stats.count('join.append'),
-        (error: unknown) => this.#cfg.logger.warn({ err: error }, 'could not append to the join key'),
+        () => {
+          this.#stats.count('join.append');
+          this.#joinFailing = false;
+        },
+        (error: unknown) => {
+          if (!this.#joinFailing) this.#cfg.logger.warn({ err: error }, 'could not append to the join key');
+          this.#joinFailing = true;
+        },
       );
     }
   }
 
   /** Follower: PING the leader through the id key; a PONG proves the leader alive. */
   async #pingStep(): Promise<void> {
-    if (this.role === 'leader' || this.#state !== 'running') return;
+    if (this.#phase.role === 'leader' || this.#state !== 'running') return;
     await this.#pinger.step().then(
       () => {
         this.#stats.count('ping');
@@ -255,6 +282,7 @@ export class RosterNode implements RosterNodeApi {
   }
 
   #becomeCandidate(reason: RoleChangeReason): void {
+    this.#stoodAt = this.#cfg.clock.now();
     this.#stats.count('candidacy');
     this.#stats.count(`candidacy.${reason}`);
     this.#setPhase({ role: 'candidate', candidacy: { phase: 'unclaimed', basis: this.#f.bestSeen, others: this.#f.staleness.clone(), blind: reason === 'unreachable' } }, reason);
@@ -321,6 +349,7 @@ export class RosterNode implements RosterNodeApi {
     const writeStartedAt = clock.now();
     const written = await writeClaim({ kv, clock, opTimeoutMs: operationTimeoutMs, key: this.#leaderKey, read, claim, current });
     if (written.outcome !== 'claimed') this.#stats.count(`claim.${written.outcome}`);
+    if (written.outcome === 'claimed' || written.outcome === 'race-lost') this.#claimFailing = false;
     switch (written.outcome) {
       case 'claimed': {
         // The claim replaced what the read saw there, so the candidate was looking until it landed:
@@ -338,7 +367,10 @@ export class RosterNode implements RosterNodeApi {
       case 'race-lost':
         return this.#becomeFollower('claim-race-lost');
       case 'failed':
-        return logger.warn({ err: written.error }, 'claim failed');
+        // Once per change of state, not at every step of a candidacy against a dead store.
+        if (!this.#claimFailing) logger.warn({ err: written.error }, 'claim failed');
+        this.#claimFailing = true;
+        return;
       case 'abandoned':
         return;
     }
@@ -366,7 +398,13 @@ export class RosterNode implements RosterNodeApi {
       raw: c.raw,
       inherited,
       ...(inheritedFrom && { inheritedFrom }),
-      onLapse: () => this.#main.poke(),
+      onLapse: (reason) => {
+        if (this.#isLeading(lead)) this.#report('candidate', reason);
+        this.#main.poke();
+      },
+      onRevalidate: () => {
+        if (this.#isLeading(lead)) this.#report('leader', 'revalidated');
+      },
       poke: () => this.#main.poke(),
       onBeat: (b) => {
         if (!this.#isLeading(lead)) return;
@@ -375,8 +413,9 @@ export class RosterNode implements RosterNodeApi {
       },
     });
     this.#stats.count('elected');
-    this.#setPhase({ role: 'leader', lead }, 'confirmed');
+    // The lease runs from the start of the confirming read: shown as `leader` only if it holds now.
     lead.start(read.startedAt);
+    this.#setPhase({ role: 'leader', lead }, 'confirmed');
     this.#setLeader(c.claim);
     this.#view.setMembers({ ...c.claim, members: lead.members });
     recordEra(kv, this.#keys.era(), c.claim.era, clock, operationTimeoutMs, logger);
@@ -417,7 +456,10 @@ export class RosterNode implements RosterNodeApi {
   async #publish(lead: LeaderRole, read: LeaderWindowRead, cycleStart: number): Promise<void> {
     const published = await lead.publish(read, cycleStart);
     if (!this.#isLeading(lead)) return;
-    if (published.outcome === 'conflict') return this.#main.poke();
+    // Another write met: read again at once, but once in a row (a stray writer that keeps
+    // replacing the value must not make the leader spin at the store's speed).
+    if (published.outcome === 'conflict' && !this.#conflicted) this.#main.poke();
+    this.#conflicted = published.outcome === 'conflict';
     if (published.outcome !== 'published') return;
     this.#f.sawOwn(published.broadcast, this.#cfg.clock.now());
     this.#broadcastNonce = this.#leaderKey.nonce;
@@ -429,8 +471,9 @@ export class RosterNode implements RosterNodeApi {
   /** Leaves leadership through the one teardown path, and follows. */
   #stepDown(lead: LeaderRole, reason: LeadershipLossReason): void {
     if (!this.#isLeading(lead)) return;
-    void lead.end(reason);
+    // Users are told first: code woken by the leadership signal already sees the new role.
     this.#becomeFollower(reason);
+    void lead.end(reason);
   }
 
   #becomeFollower(reason: RoleChangeReason): void {
@@ -456,12 +499,12 @@ export class RosterNode implements RosterNodeApi {
 
   /** Takes in a read; a follower follows the new best leadership (not a claim, not itself). */
   #absorb(read: LeaderWindowRead): void {
-    const best = this.#f.absorb(read, this.role, this.#cfg.timeoutMs);
-    if (this.role !== 'leader' && read.best !== undefined && sameLeadership(read.best, this.#f.bestSeen)) {
+    const best = this.#f.absorb(read, this.#phase.role, this.#cfg.timeoutMs);
+    if (this.#phase.role !== 'leader' && read.best !== undefined && sameLeadership(read.best, this.#f.bestSeen)) {
       const at = read.slots.find((slot) => slot.state === 'broadcast' && slot.broadcast === read.best);
       if (at) this.#broadcastNonce = at.nonce;
     }
-    if (best === undefined || this.role === 'leader') return;
+    if (best === undefined || this.#phase.role === 'leader') return;
     if (isGoodbye(best)) {
       const leader = this.#view.leader;
       if (leader && sameLeadership(best, { ...leader, version: 0, members: [] })) this.#view.goodbye();
@@ -505,7 +548,7 @@ export class RosterNode implements RosterNodeApi {
     const { clock, timeoutMs, intervalMs } = this.#cfg;
     this.#staleTimer?.cancel();
     this.#staleTimer = undefined;
-    if (this.role !== 'follower' || this.#state !== 'running') return;
+    if (this.#phase.role !== 'follower' || this.#state !== 'running') return;
     const at = this.#f.standAt(timeoutMs + this.#standDelay());
     // Only for precision: the regular step every interval checks as well. A stand due more than
     // 3I from now is left to a later step (which arms the timer then): in steady state the
@@ -517,11 +560,31 @@ export class RosterNode implements RosterNodeApi {
   // ─── Events ──────────────────────────────────────────────────────────────────────────────────
 
   #setPhase(phase: Phase, reason: RoleChangeReason): void {
-    const previous = this.#phase.role;
     this.#phase = phase;
-    if (previous === phase.role) return;
-    this.#cfg.logger.info({ node: this.id, role: phase.role, previous, reason }, 'role changed');
-    this.#view.role(phase.role, previous, reason);
+    const now = this.#cfg.clock.now();
+    this.#report(phase.role === 'leader' && !phase.lead.holdsLease(now) ? 'candidate' : phase.role, reason);
+  }
+
+  /**
+   * Tells users of the role `role` when it is news: `leader` means "may act as leader now", so a
+   * leader whose lease lapsed is shown as `candidate` until it is re-validated (see LeaderRole).
+   */
+  #report(role: Role, reason: RoleChangeReason): void {
+    const previous = this.#shown;
+    if (previous === role) return;
+    this.#shown = role;
+    this.#cfg.logger.info({ node: this.id, role, previous, reason }, 'role changed');
+    this.#view.role(role, previous, reason);
+  }
+
+  /**
+   * A lease whose deadline passed lapses now, if its timer has not run yet (a late timer, a
+   * resumed process): whatever reads the role, the leadership signal or `isLeader()` at any
+   * instant sees them agree with the updates sent.
+   */
+  #checkLease(): void {
+    const phase = this.#phase;
+    if (phase.role === 'leader' && this.#shown === 'leader' && !phase.lead.holdsLease(this.#cfg.clock.now())) phase.lead.lapse();
   }
 
   #setLeader(b: Broadcast | undefined): void {
@@ -541,9 +604,8 @@ export class RosterNode implements RosterNodeApi {
     await Promise.all([this.#main.stop(), this.#pingTicker.stop()]);
     const phase = this.#phase;
     if (phase.role === 'leader') {
-      const ended = phase.lead.end('stopped');
       this.#setPhase({ role: 'follower' }, 'stopped');
-      await ended;
+      await phase.lead.end('stopped');
     } else if (!this.#cfg.observer) {
       await this.#pinger.leave().catch((error: unknown) => this.#cfg.logger.warn({ err: error }, 'could not leave'));
     }

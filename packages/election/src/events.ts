@@ -49,6 +49,8 @@ export type RoleChangeReason =
   | 'unreachable'
   /** A candidate that stood blind (`unreachable`) can read again and sees the leadership alive. */
   | 'leader-alive'
+  /** To leader: a lapsed lease (shown as `candidate`, reason `lease-expired` or `store-unavailable`) holds again. */
+  | 'revalidated'
   | LeadershipLossReason;
 
 /** The role changed. */

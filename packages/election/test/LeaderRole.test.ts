@@ -23,6 +23,7 @@ async function leader(options: { inherited?: { id: string; weight: number }[] } 
     raw,
     inherited: options.inherited ?? [],
     onLapse: (reason) => lost.push(reason),
+    onRevalidate: () => undefined,
     poke: () => pokes.push(f.clock.now()),
   });
   return { f, role, lost, pokes };

@@ -18,15 +18,21 @@ async function pausable(): Promise<{ c: Cluster; a: RosterNode; clock: HeldClock
 }
 
 describe('the lease', () => {
-  it('isLeader() turns false at the lease deadline even if paused: no timer of the node runs, the check reads the clock', async () => {
+  it('past the lease deadline, role, isLeader(), leadership and the updates agree even before the lease timer ran (a paused process)', async () => {
     const { c, a, clock } = await pausable();
     const signal = a.leadership;
+    const roles: unknown[] = [];
+    a.on('role', (u) => roles.push(u));
     clock.pause();
     await c.clock.advance(T / 2 + I);
-    // Nothing of `a` ran meanwhile (its lease timer is held too), yet it no longer calls itself leader.
-    expect(signal?.aborted).toBe(false);
-    expect(a.role).toBe('leader');
+    // Nothing of `a` ran meanwhile (its lease timer is held too)…
+    expect(roles).toEqual([]);
+    // …yet whoever reads it is told the truth, and the update that says so is sent at that moment.
     expect(a.isLeader()).toBe(false);
+    expect(a.role).toBe('candidate');
+    expect(a.leadership).toBeUndefined();
+    expect(signal?.aborted).toBe(true);
+    expect(roles).toEqual([{ type: 'role', role: 'candidate', previous: 'leader', reason: 'lease-expired' }]);
     clock.resume();
     await c.stopAll();
   });
@@ -36,15 +42,21 @@ describe('the lease', () => {
       const { c, a, clock, stood } = await pausable();
       const era = a.leader?.era;
       const signal = a.leadership;
+      const shown: [string, string][] = [];
+      a.on('role', (u) => shown.push([u.role, u.reason]));
       clock.pause();
       await c.clock.advance(pauseMs);
       expect(a.isLeader()).toBe(false);
       clock.resume();
       await c.clock.advance(0);
-      // The lapse aborted the leadership signal; re-validation gives a fresh one.
+      // The lapse aborted the leadership signal and showed `candidate`; re-validation gives a fresh one and `leader` again.
       expect(signal?.aborted).toBe(true);
       await c.until(() => a.isLeader(), 2 * I, 're-validation');
       expect(a.leadership?.aborted).toBe(false);
+      expect(shown).toEqual([
+        ['candidate', 'lease-expired'],
+        ['leader', 'revalidated'],
+      ]);
       await c.clock.advance(2 * T);
       expect(stood).toEqual([]);
       expect(a.isLeader()).toBe(true);
@@ -57,13 +69,14 @@ describe('the lease', () => {
   it('a leader paused for T + I is replaced, and on resume finds the better leadership and steps down (dethroned)', async () => {
     const { c, a, clock } = await pausable();
     const reasons: string[] = [];
-    a.on('role', (u) => reasons.push(u.reason));
+    a.on('role', (u) => reasons.push(`${u.role} ${u.reason}`));
     clock.pause();
     await c.clock.advance(T + I);
     clock.resume();
     await c.until(() => c.converged(), 4 * T);
     expect(c.leaders()).not.toContain(a);
-    expect(reasons).toEqual(['dethroned']);
+    // Shown as `candidate` from its lease deadline on (it re-validates), then dethroned.
+    expect(reasons).toEqual(['candidate lease-expired', 'follower dethroned']);
     await c.stopAll();
   });
 

@@ -199,6 +199,10 @@ export class LeaderWindow {
   readonly #lists: ListCache;
   /** Steps are not read before this time (a step read failed: the shortcut is off for a while). */
   #stepsOffUntil = Number.NEGATIVE_INFINITY;
+  /** The nonces last read as garbage: their warning is logged once. */
+  readonly #garbageAt = new Set<number>();
+  /** The nonces this read found turned to garbage, with why. */
+  #newGarbage: { key: string; reason: string }[] = [];
 
   constructor(options: LeaderWindowOptions) {
     this.#o = options;
@@ -221,6 +225,7 @@ export class LeaderWindow {
       if (s.value === null) return { nonce: s.nonce, state: 'empty' };
       return this.#parse(s.nonce, s.value);
     });
+    this.#cleared(slots);
     const broadcasts = slots.flatMap((s) => (s.state === 'broadcast' ? [s.broadcast] : []));
     const best = bestBroadcast(broadcasts);
     const at = clock.now();
@@ -272,6 +277,7 @@ export class LeaderWindow {
     };
     // Enough bytes for a claim (`Era Nonce 0 Id Id`) to come whole, as candidates write them.
     const slots = await Promise.all(key.keys().map((_, nonce) => look(nonce, 2 * ownHeaderBytes + HEADER_SLACK)));
+    this.#cleared(slots);
     const broadcasts = broadcastsOf(slots);
     const best = bestBroadcast(broadcasts);
     return { slots, broadcasts, best, reachable: slots.some((s) => s.state !== 'unavailable'), startedAt, at: clock.now(), scanned: true, ...(moving && { moving }) };
@@ -303,6 +309,7 @@ export class LeaderWindow {
       moving ??= read.moving;
     }
     const { slots, reachable } = read;
+    this.#cleared(slots);
     const broadcasts = broadcastsOf(slots);
     const best = bestBroadcast(broadcasts);
     const at = clock.now();
@@ -474,7 +481,19 @@ export class LeaderWindow {
 
   #garbage(nonce: number, raw: string, reason: string): LeaderSlot {
     this.#o.onGarbage?.(nonce, raw, reason);
-    this.#o.logger.warn({ key: this.#o.key.at(nonce), reason }, 'ignoring a leader-key value that does not parse');
+    if (!this.#garbageAt.has(nonce)) this.#newGarbage.push({ key: this.#o.key.at(nonce), reason });
+    this.#garbageAt.add(nonce);
     return { nonce, state: 'garbage', raw, reason };
+  }
+
+  /**
+   * At the end of a read: logs the nonces that turned to garbage, in one line (once per change of
+   * state, not at every read), and forgets those that `slots` read as something else.
+   */
+  #cleared(slots: readonly LeaderSlot[]): void {
+    if (this.#newGarbage.length > 0) this.#o.logger.warn({ keys: this.#newGarbage }, 'ignoring leader-key values that do not parse');
+    this.#newGarbage = [];
+    if (this.#garbageAt.size === 0) return;
+    for (const slot of slots) if (slot.state !== 'garbage' && slot.state !== 'unavailable') this.#garbageAt.delete(slot.nonce);
   }
 }

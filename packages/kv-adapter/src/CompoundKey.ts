@@ -1,4 +1,4 @@
-import { ConfigError, KeyUnavailableError, RosterError, StoreUnavailableError } from './errors.js';
+import { ConfigError, KeyUnavailableError, RosterError, StoreUnavailableError, ValueTooLargeError } from './errors.js';
 import type { Clock } from './clock/Clock.js';
 import type { KV } from './KV.js';
 import { withDeadline } from './util/deadline.js';
@@ -142,12 +142,13 @@ export async function readWindow(kv: KV, key: CompoundKey, options: ReadWindowOp
 
 /**
  * True when `error` says one key could not be used, rather than the store: a
- * {@link KeyUnavailableError}, or a deadline that passed on an operation on that one key
- * (`StoreUnavailableError` with `timedOut`), as a hung shard shows itself. A writer moves on to
- * the next nonce for either.
+ * {@link KeyUnavailableError}, a deadline that passed on an operation on that one key
+ * (`StoreUnavailableError` with `timedOut`), as a hung shard shows itself, or a value over the
+ * size limit at that key (`ValueTooLargeError`: a stray writer left a huge value there, which
+ * cannot be read nor compared). A writer moves on to the next nonce for any of them.
  */
 export function isKeyFailure(error: unknown): boolean {
-  return KeyUnavailableError.is(error) || (StoreUnavailableError.is(error) && error.timedOut);
+  return KeyUnavailableError.is(error) || ValueTooLargeError.is(error) || (StoreUnavailableError.is(error) && error.timedOut);
 }
 
 /**

@@ -133,6 +133,9 @@ export class ValueTooLargeError extends RosterError {
     this.bytes = bytes;
     this.limit = limit;
   }
+  static override is(error: unknown): error is ValueTooLargeError {
+    return RosterError.is(error, 'KV_VALUE_TOO_LARGE');
+  }
 }
 
 /** The store refused the operation for a reason other than availability (e.g. a Redis error reply). */

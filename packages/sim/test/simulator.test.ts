@@ -94,7 +94,10 @@ describe('the simulator', () => {
     expect(at(9999)).toEqual(['n1']);
     expect(at(13_999)).toEqual([]);
     expect(at(15_000)).toEqual(['n1']);
-    expect(run.history.updatesOf('n1').some((u) => u.update.type === 'role' && u.update.previous === 'leader')).toBe(false);
+    // Users of n1 are told of the lapse at its deadline, and of the re-validation: nothing else.
+    const shown = run.history.updatesOf('n1').flatMap((u) => (u.update.type === 'role' && u.at >= 10_000 ? [[u.at, u.update.role, u.update.reason]] : []));
+    expect(shown.map(([, role, reason]) => `${role} ${reason}`)).toEqual(['candidate lease-expired', 'leader revalidated']);
+    expect(shown[0]![0]).toBeLessThan(14_000);
     expect(run.history.entries.some((e) => e.kind === 'resumed' && e.at === 14_000)).toBe(true);
   });
 

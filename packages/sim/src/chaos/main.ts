@@ -69,6 +69,7 @@ async function replayScenario(text: string): Promise<void> {
   const { violations, measures } = checkRun(run);
   process.stdout.write(`${formatScenario(scenario)}\n\n${formatHistory(run.history, { operations: values.ops, maxOperations: Infinity })}\n\n`);
   process.stdout.write(`convergence: ${measures.convergenceMs === undefined ? 'never' : `${measures.convergenceMs} ms`} after the last fault (bound ${run.bound} ms); dual leadership ${measures.dualLeadershipMs} ms\n`);
+  process.stdout.write(`worst node per interval: ${measures.commandsPerInterval} store commands, ${measures.logLinesPerInterval} log lines\n`);
   for (const v of violations) process.stdout.write(`[${v.property}] at ${v.at} ms: ${v.message}\n`);
   process.exitCode = violations.length > 0 ? 1 : 0;
 }
@@ -93,6 +94,7 @@ function printReport(report: ChaosReport, views: string): void {
   for (const [k, d] of Object.entries(report.dualLeadership) as [RunClass, DualLeadershipStats][]) {
     out(`dual leadership (${label[k]}): ${d.totalMs} ms in total over ${d.runs} runs; ${d.withDualLeadership} runs had some, the longest ${d.longestMs} ms; ${d.tokenInversions} fencing-token inversions`);
   }
+  out(`worst node per interval: ${report.worstPerInterval.commands} store commands, ${report.worstPerInterval.logLines} log lines (budget: see operation-budget)`);
   if (report.failure) {
     out();
     out(formatFailure(report.failure));

@@ -100,6 +100,8 @@ export interface ChaosReport {
    * `perNode` (per-node views).
    */
   readonly dualLeadership: Readonly<Record<RunClass, DualLeadershipStats>>;
+  /** The most store commands, and the most log lines, one node issued within an interval in any run (see `operation-budget`). */
+  readonly worstPerInterval: { readonly commands: number; readonly logLines: number };
   readonly failure: ChaosFailure | undefined;
   readonly wallMs: number;
 }
@@ -139,6 +141,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   let worst: ChaosReport['worstConvergence'];
   const empty = (): DualLeadershipStats => ({ runs: 0, withDualLeadership: 0, totalMs: 0, longestMs: 0, tokenInversions: 0 });
   const dual: Record<RunClass, DualLeadershipStats> = { shared: empty(), sharedDataLoss: empty(), perNode: empty() };
+  const perInterval = { commands: 0, logLines: 0 };
 
   const property = fc.asyncProperty(chaosArbitrary(options), async (scenario) => {
     const known = skip ? KNOWN_ISSUES.find((k) => k.covers(scenario)) : undefined;
@@ -160,6 +163,8 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       stats.longestMs = Math.max(stats.longestMs, measures.dualLeadershipMs);
       if (measures.dualLeadershipMs > 0) stats.withDualLeadership++;
       stats.tokenInversions += measures.tokenInversions;
+      perInterval.commands = Math.max(perInterval.commands, measures.commandsPerInterval);
+      perInterval.logLines = Math.max(perInterval.logLines, measures.logLinesPerInterval);
       options.onRun?.(runs, run);
     }
     if (violations.length > 0) {
@@ -186,7 +191,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       error: details.errorInstance instanceof PropertyFailure ? undefined : String(details.errorInstance),
     });
   }
-  return { seed, runs, passed, skipped, worstConvergence: worst, dualLeadership: dual, failure, wallMs: performance.now() - started };
+  return { seed, runs, passed, skipped, worstConvergence: worst, dualLeadership: dual, worstPerInterval: perInterval, failure, wallMs: performance.now() - started };
 }
 
 /** Thrown inside the fast-check property so that its message carries the violations. */

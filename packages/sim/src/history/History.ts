@@ -50,6 +50,15 @@ export interface Overwrite {
   readonly value: Broadcast;
 }
 
+/** A line a node logged (debug lines are not kept). */
+export interface LogLine {
+  readonly at: number;
+  /** The incarnation's label. */
+  readonly node: string;
+  readonly level: 'info' | 'warn' | 'error';
+  readonly message: string;
+}
+
 /** A node appending its own id to the join key. */
 export interface JoinRequest {
   readonly at: number;
@@ -83,6 +92,15 @@ export class History {
   readonly overwrites: Overwrite[] = [];
   /** One sample per change of leaders or convergence. */
   readonly samples: Sample[] = [];
+  /** What the nodes logged, in order. */
+  readonly logs: LogLine[] = [];
+  /**
+   * Instants at which a running, unpaused node's updates disagreed with `isLeader()`: its last
+   * `role` update said `leader` though its lease no longer held (`shown: 'leader'`), or the
+   * reverse. A user reading the updates would have been told something else than the truth
+   * (see the `reported-leadership` property).
+   */
+  readonly misreports: { readonly at: number; readonly node: string; readonly shown: string | undefined; readonly isLeader: boolean }[] = [];
   /** Instants at which a node became leader while another already had `isLeader()` true. */
   readonly overlaps: { readonly at: number; readonly leaders: readonly string[] }[] = [];
   /** Virtual time when the run ended. */

@@ -17,7 +17,11 @@ export interface MutationContext {
   readonly timeoutMs: number;
   /** The compound keys' nonce window. */
   readonly window: number;
-  /** The node's role now (`undefined` before the node exists). */
+  /**
+   * The node's role in the protocol now, from its updates (`undefined` before the first): a
+   * leader whose lease lapsed is shown to users as `candidate`, but goes on as leader (it
+   * re-validates its lease), so it is `leader` here.
+   */
   role(): Role | undefined;
 }
 

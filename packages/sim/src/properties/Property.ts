@@ -1,7 +1,16 @@
 import type { Run } from '../runtime/Simulation.js';
 
 /** The properties every run is checked against. */
-export type PropertyName = 'convergence' | 'monotonic' | 'nothing-invented' | 'no-member-lost' | 'self-fencing' | 'well-behaved' | 'pause-tolerance';
+export type PropertyName =
+  | 'convergence'
+  | 'monotonic'
+  | 'nothing-invented'
+  | 'no-member-lost'
+  | 'self-fencing'
+  | 'reported-leadership'
+  | 'well-behaved'
+  | 'operation-budget'
+  | 'pause-tolerance';
 
 /** One way a run broke a property. */
 export interface Violation {

@@ -7,9 +7,11 @@ import { pauseTolerance } from './pauseTolerance.js';
 import type { Property, PropertyName, Violation } from './Property.js';
 import { dualLeadershipTime, selfFencing } from './selfFencing.js';
 import { wellBehaved } from './wellBehaved.js';
+import { operationBudget, worstPerInterval } from './operationBudget.js';
+import { reportedLeadership } from './reportedLeadership.js';
 
 /** Every property, in the order they are checked. */
-export const PROPERTIES: readonly Property[] = [convergence, monotonic, nothingInvented, noMemberLost, selfFencing, wellBehaved, pauseTolerance];
+export const PROPERTIES: readonly Property[] = [convergence, monotonic, nothingInvented, noMemberLost, selfFencing, reportedLeadership, wellBehaved, operationBudget, pauseTolerance];
 
 /** What a run measured, whether or not its properties held. */
 export interface Measures {
@@ -19,6 +21,10 @@ export interface Measures {
   readonly dualLeadershipMs: number;
   /** Leaderships whose fencing token did not exceed an earlier one's (not excused by data loss). */
   readonly tokenInversions: number;
+  /** The most store commands one node issued within an interval. */
+  readonly commandsPerInterval: number;
+  /** The most lines one node logged within an interval. */
+  readonly logLinesPerInterval: number;
 }
 
 /** The outcome of checking one run. */
@@ -36,6 +42,7 @@ export function checkRun(run: Run, properties: readonly (Property | PropertyName
       convergenceMs: convergenceTime(run),
       dualLeadershipMs: dualLeadershipTime(run),
       tokenInversions: tokenInversions(run).length,
+      ...(({ commands, logLines }) => ({ commandsPerInterval: commands, logLinesPerInterval: logLines }))(worstPerInterval(run)),
     },
   };
 }

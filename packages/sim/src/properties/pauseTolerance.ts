@@ -32,7 +32,8 @@ export function leaderPause(run: Run): PauseOutcome | undefined {
   if (!run.history.incarnations.some((i) => i.label !== leader && !i.observer && i.startedAt <= pause.at)) return undefined;
   const stood = new Set<string>();
   for (const e of run.history.entries) {
-    if (e.kind === 'update' && e.at >= pause.at && e.update.type === 'role' && e.update.role === 'candidate') stood.add(e.node);
+    // A leader whose lease lapsed is shown as `candidate` too, with the lapse as reason: it did not stand.
+    if (e.kind === 'update' && e.at >= pause.at && e.update.type === 'role' && e.update.role === 'candidate' && e.update.previous !== 'leader') stood.add(e.node);
   }
   const otherLeaders = new Set<string>();
   for (const s of run.history.samples) if (s.at >= pause.at) for (const l of s.leaders) if (l !== leader) otherLeaders.add(l);

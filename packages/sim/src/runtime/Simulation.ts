@@ -1,6 +1,6 @@
-import { createNode, type RosterUpdate } from '@roster/election';
+import { createNode, type Role, type RoleUpdate, type RosterUpdate } from '@roster/election';
 import { parseBroadcast, parseMember } from '@roster/follower';
-import { MemoryKV, Namespace, type KV } from '@roster/kv-adapter';
+import { MemoryKV, Namespace, type KV, type Logger } from '@roster/kv-adapter';
 import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
 import { History, type Incarnation } from '../history/History.js';
 import type { Mutation, MutationContext } from '../mutations/Mutation.js';
@@ -72,6 +72,8 @@ interface Live {
   readonly node: SimNode;
   readonly gate: PauseGate;
   unwatch: () => void;
+  /** The role its last `role` update told of. */
+  shown: Role | undefined;
 }
 
 class Simulation {
@@ -238,9 +240,11 @@ class Simulation {
       case 'flush':
         this.#store.flushAll();
         return undefined;
-      case 'garbage':
-        for (const key of concreteKeys(this.#prefix, step.key, this.#window)) void this.#store.set(key, step.value).catch(() => undefined);
+      case 'garbage': {
+        const value = step.repeat === undefined ? step.value : step.value.repeat(step.repeat);
+        for (const key of concreteKeys(this.#prefix, step.key, this.#window)) void this.#store.set(key, value).catch(() => undefined);
         return undefined;
+      }
     }
   }
 
@@ -256,18 +260,26 @@ class Simulation {
     const gate = new PauseGate(clock, () => this.#admit());
     const { intervalMs, timeoutMs, settleMs, operationTimeoutMs } = this.#scenario.timing;
     const mutation = this.#options.mutation;
-    let roster: SimNode | undefined;
-    const context: MutationContext = { id, clock: gate.clock, prefix: this.#prefix, intervalMs, timeoutMs, window: this.#window, role: () => roster?.role };
-    let kv: KV = meterKV(this.#faults.view(this.#shared, id), clock, (cost) => this.#costs.push({ ...cost, node: id, role: roster?.role }));
+    // The role in the protocol, from the node's updates (reading `node.role` may lapse a lease: see protocolRole).
+    let role: Role | undefined;
+    const context: MutationContext = { id, clock: gate.clock, prefix: this.#prefix, intervalMs, timeoutMs, window: this.#window, role: () => role };
+    let kv: KV = meterKV(this.#faults.view(this.#shared, id), clock, (cost) => this.#costs.push({ ...cost, node: id, role }));
     if (mutation?.wrapKV) kv = mutation.wrapKV(kv, context);
     kv = gate.wrap(recordIssues(kv, (op, key, value) => this.#issued(incarnation, op, key, value)));
-    roster = createNode({ kv, cluster: SIM_NAMESPACE.cluster, env: SIM_NAMESPACE.env, id, intervalMs, timeoutMs, ...(settleMs !== undefined && { settleMs }), ...(operationTimeoutMs !== undefined && { operationTimeoutMs }), observer, nonceWindow: this.#window, clock: gate.clock });
+    const logger = recordingLogger((level, message) => this.#history.logs.push({ at: clock.now(), node: incarnation.label, level, message }));
+    const roster = createNode({ kv, cluster: SIM_NAMESPACE.cluster, env: SIM_NAMESPACE.env, id, intervalMs, timeoutMs, ...(settleMs !== undefined && { settleMs }), ...(operationTimeoutMs !== undefined && { operationTimeoutMs }), observer, nonceWindow: this.#window, clock: gate.clock, logger });
     const node = mutation?.wrapNode ? mutation.wrapNode(roster, kv, context) : roster;
-    const live: Live = { incarnation, node, gate, unwatch: () => undefined };
+    const live: Live = { incarnation, node, gate, unwatch: () => undefined, shown: undefined };
     this.#history.incarnations.push(incarnation);
     this.#current.set(id, live);
     this.#all.push(live);
-    live.unwatch = node.watch((update) => this.#onUpdate(live, update));
+    live.unwatch = node.watch((update) => {
+      if (update.type === 'role') {
+        role = protocolRole(update, role);
+        live.shown = update.role;
+      }
+      this.#onUpdate(live, update);
+    });
     node.start().catch((error: unknown) => this.#history.add({ at: clock.now(), kind: 'anomaly', node: incarnation.label, message: `start() rejected: ${String(error)}` }));
   }
 
@@ -333,7 +345,15 @@ class Simulation {
   }
 
   #sample(): void {
+    // What users were told, taken before anything is asked of the nodes (asking lapses an overdue
+    // lease); a paused node can tell nothing, and is not held to it.
+    const told = new Map(this.#all.map((l) => [l, l.shown]));
     const leaders = this.#all.filter((l) => l.node.isLeader()).map((l) => l.incarnation.label);
+    for (const [live, shown] of told) {
+      if (live.gate.paused || live.incarnation.end !== undefined || live.node.state !== 'running') continue;
+      const isLeader = leaders.includes(live.incarnation.label);
+      if ((shown === 'leader') !== isLeader) this.#history.misreports.push({ at: this.#clock.now(), node: live.incarnation.label, shown, isLeader });
+    }
     this.#history.sample(this.#clock.now(), leaders, this.#converged());
   }
 
@@ -355,4 +375,24 @@ class Simulation {
       return seen !== undefined && seen.id === leader.id && seen.era === leader.era && seen.nonce === leader.nonce && l.node.memberIds.join(' ') === want;
     });
   }
+}
+
+/**
+ * The role a node has in the protocol after `update`, `was` before it: the role shown, except that
+ * a leader whose lease lapsed (shown as `candidate`, from `leader`) is still leader until it is
+ * re-validated or leaves leadership. Derived from updates, so that asking does not change the node.
+ */
+export function protocolRole(update: RoleUpdate, was: Role | undefined): Role {
+  const lapsed = update.role === 'candidate' && (update.reason === 'lease-expired' || update.reason === 'store-unavailable');
+  return lapsed && (update.previous === 'leader' || was === 'leader') ? 'leader' : update.role;
+}
+
+/** A logger that hands every line but debug ones to `record`. */
+function recordingLogger(record: (level: 'info' | 'warn' | 'error', message: string) => void): Logger {
+  return {
+    debug: () => undefined,
+    info: (_fields, message) => record('info', message ?? ''),
+    warn: (_fields, message) => record('warn', message ?? ''),
+    error: (_fields, message) => record('error', message ?? ''),
+  };
 }

@@ -75,8 +75,11 @@ export type Action =
     } & NodeScope)
   /** The store loses all its data (`MemoryKV.flushAll()`), as a Redis restarted without persistence. */
   | { readonly do: 'flush' }
-  /** Writes `value` (which must not parse as what the key holds) at one key, as a stray client would. */
-  | { readonly do: 'garbage'; readonly key: KeyRef; readonly value: string };
+  /**
+   * Writes `value` (which must not parse as what the key holds) at one key, as a stray client
+   * would; with `repeat`, the value repeated that many times (a huge value, kept short in print).
+   */
+  | { readonly do: 'garbage'; readonly key: KeyRef; readonly value: string; readonly repeat?: number };
 
 /** An {@link Action} at a virtual time (ms from the start of the run). */
 export type Step = Action & { readonly at: number };

@@ -1,7 +1,7 @@
 import type { KVOperation } from '@roster/kv-adapter/testing';
 import fc from 'fast-check';
 import type { Views } from './analysis.js';
-import { garbageValue } from './garbage.js';
+import { garbageValue, hugeGarbage } from './garbage.js';
 import { ACTION_KINDS, DEFAULT_TIMING, type Action, type ActionKind, type Scenario, type Step, type Timing } from './Scenario.js';
 
 /** Constraints of {@link scenarioArbitrary}. */
@@ -159,6 +159,11 @@ function draftArbitrary(maxNodes: number, views: Views, kinds: readonly ActionKi
     flush: fc.constant(() => ({ do: 'flush' })),
     garbage: fc.oneof(
       fc.tuple(fc.nat(3), garbageValue('leader')).map(([n, v]) => (_: Ix) => ({ do: 'garbage' as const, key: `leader ${n}`, value: v })),
+      // Often at every nonce, under whatever leads then (alive, dead, or claiming).
+      fc.tuple(fc.constantFrom('leader *', 'leader 0'), garbageValue('leader')).map(([k, v]) => (_: Ix) => ({ do: 'garbage' as const, key: k, value: v })),
+      fc.tuple(fc.constantFrom('leader *', 'leader 0'), hugeGarbage('leader')).map(([k, g]) => (_: Ix) => ({ do: 'garbage' as const, key: k, ...g })),
+      fc.tuple(fc.constantFrom('join 0', 'id/n1 0'), hugeGarbage('join')).map(([k, g]) => (_: Ix) => ({ do: 'garbage' as const, key: k, ...g })),
+      fc.tuple(fc.nat(3), garbageValue('era')).map(([n, v]) => (_: Ix) => ({ do: 'garbage' as const, key: `era ${n}`, value: v })),
       fc.tuple(fc.nat(3), garbageValue('join')).map(([n, v]) => (_: Ix) => ({ do: 'garbage' as const, key: `join ${n}`, value: v })),
       fc.tuple(node, fc.nat(3), garbageValue('id')).map(([i, n, v]) => (ix: Ix) => ({ do: 'garbage' as const, key: `id/${ix(i)} ${n}`, value: v })),
     ),

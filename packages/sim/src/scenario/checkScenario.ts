@@ -14,6 +14,9 @@ const OPS = new Set(['get', 'set', 'delete', 'append', 'take', 'getRange', 'exch
  * const scenario = checkScenario(JSON.parse(text));
  * ```
  */
+/** The largest garbage value a scenario may write, in UTF-8 bytes (below the stores' 1 MiB value limit). */
+export const MAX_GARBAGE_BYTES = 512 * 1024;
+
 export function checkScenario(value: unknown): Scenario {
   const s = value as Scenario;
   if (typeof s !== 'object' || s === null) throw new ConfigError('scenario', value, 'Expected a scenario object');
@@ -105,6 +108,9 @@ function checkStep(step: Step, field: string): void {
     case 'garbage':
       key(step.key, false);
       if (typeof step.value !== 'string') bad('value', step.value, 'a string');
+      if (step.repeat !== undefined && !(Number.isInteger(step.repeat) && step.repeat >= 1 && Buffer.byteLength(step.value) * step.repeat <= MAX_GARBAGE_BYTES)) {
+        bad('repeat', step.repeat, `a positive integer, with value × repeat at most ${MAX_GARBAGE_BYTES} bytes`);
+      }
       return;
     default:
       bad('do', (step as { do: unknown }).do, 'one of start, stop, crash, restart, pause, keyUnavailable, keyRollback, storeOutage, failures, latency, flush, garbage');

@@ -46,7 +46,7 @@ export function formatStep(step: Step): string {
     case 'flush':
       return 'flush (the store loses all its data)';
     case 'garbage':
-      return `garbage ${step.key} ${JSON.stringify(step.value)}`;
+      return `garbage ${step.key} ${JSON.stringify(step.value)}${step.repeat === undefined ? '' : ` × ${step.repeat}`}`;
   }
 }
 

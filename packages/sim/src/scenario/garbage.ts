@@ -2,7 +2,7 @@ import { parseBroadcast, parseIdKeyValue, parseMember } from '@roster/follower';
 import fc from 'fast-check';
 
 /** Which kind of key a garbage value is meant for. */
-export type GarbageTarget = 'leader' | 'join' | 'id';
+export type GarbageTarget = 'leader' | 'join' | 'id' | 'era';
 
 /**
  * True when `value` cannot be read as anything a key of `target` holds: not a broadcast (leader
@@ -17,6 +17,8 @@ export function isGarbage(target: GarbageTarget, value: string): boolean {
       return value.split(' ').every((token) => token === '' || parseMember(token) === undefined);
     case 'id':
       return parseIdKeyValue(value) === undefined;
+    case 'era':
+      return !/^[1-9]\d{0,15}$/.test(value) || !Number.isSafeInteger(Number(value));
   }
 }
 
@@ -59,10 +61,45 @@ const nearId = fc
   .map(([seq, shape]) => [`PING  ${seq}`, `PING 0${seq}`, `PONG -${seq}`, 'LEAVE ', ' LEAVE', `PING ${seq}.5`, 'leave'][shape]!);
 
 /**
+ * Ugly values at a leader key, as a stray client or a broken tool leaves them: no header at all
+ * (empty, text, a snowman), a truncated header, a header with absurd numbers, a valid header over
+ * a garbage tail. None parses as a broadcast; each makes a reader take another path than a near
+ * miss does (a header read that finds no header, a header that parses over a value that does not).
+ */
+const uglyBroadcast = fc
+  .tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 99 }), word, fc.nat(7))
+  .map(([era, version, id, shape]) => {
+    const shapes = [
+      '',
+      'GARBAGE x ☃ 99999999999999999999999 zzz',
+      `${era} 0`,
+      `${era} 0 ${version} `,
+      `99999999999999999999999 0 ${version} ${id} ${id}`,
+      `${era} 0 99999999999999999999999 ${id} ${id}`,
+      `${era} 0 ${version} ${id} ${id} ☃☃ zzz`,
+      `${era} 0 ${version} ${id} ${id}\n${id}`,
+    ];
+    return shapes[shape]!;
+  });
+
+/**
  * Garbage for a key of `target`: mostly near misses (what a lenient parser would wrongly accept),
- * sometimes arbitrary text; always a value {@link isGarbage} accepts.
+ * at a leader key ugly values too, sometimes arbitrary text; always a value {@link isGarbage} accepts.
  */
 export function garbageValue(target: GarbageTarget): fc.Arbitrary<string> {
-  const near = target === 'leader' ? nearBroadcast : target === 'join' ? nearJoin : nearId;
+  const near = target === 'leader' ? fc.oneof(nearBroadcast, uglyBroadcast) : target === 'join' ? nearJoin : target === 'id' ? nearId : nearEra;
   return fc.oneof({ weight: 4, arbitrary: near }, { weight: 1, arbitrary: fc.string({ maxLength: 40 }) }).filter((v) => isGarbage(target, v));
+}
+
+/** Near misses of an era record. */
+const nearEra = fc.tuple(fc.integer({ min: 1, max: 99 }), fc.nat(4)).map(([era, shape]) => [`0${era}`, ` ${era}`, `${era}.5`, `-${era}`, '99999999999999999999999'][shape]!);
+
+/**
+ * A huge garbage value, as `{ value, repeat }` (see the `garbage` action): tens of KiB of
+ * text, with or without a valid-looking header in front, that a reader must neither choke on nor
+ * read again at every step.
+ */
+export function hugeGarbage(target: GarbageTarget): fc.Arbitrary<{ readonly value: string; readonly repeat: number }> {
+  const unit = target === 'leader' ? fc.constantFrom('☃ GARBAGE ', '1 0 7 n1 n1 ☃ ') : fc.constant('☃ ');
+  return fc.tuple(unit, fc.integer({ min: 2_000, max: 6_000 })).map(([value, repeat]) => ({ value, repeat }));
 }

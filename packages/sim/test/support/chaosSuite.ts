@@ -25,6 +25,7 @@ export async function expectChaosToPass(options: ChaosOptions): Promise<ChaosRep
       `chaos (views ${options.views ?? 'mixed'}, seed ${report.seed}): passed ${report.passed} of ${report.runs} in ${(report.wallMs / 1000).toFixed(1)} s`,
       `worst convergence after the last fault ${report.worstConvergence?.ms ?? '-'} ms (bound ${report.worstConvergence?.boundMs ?? '-'} ms)`,
       `dual leadership: shared ${d.shared.totalMs} ms / ${d.shared.runs} runs, shared with data loss ${d.sharedDataLoss.totalMs} ms / ${d.sharedDataLoss.runs} runs, per-node ${d.perNode.totalMs} ms / ${d.perNode.runs} runs (longest ${d.perNode.longestMs} ms)`,
+      `worst node per interval: ${report.worstPerInterval.commands} store commands, ${report.worstPerInterval.logLines} log lines`,
       `skipped (known issues): ${JSON.stringify(report.skipped)}`,
     ].join('\n  '),
   );

@@ -1,0 +1,72 @@
+import type { Run } from '../runtime/Simulation.js';
+import type { Property, Violation } from './Property.js';
+
+/**
+ * The most store commands one node may issue within any interval I: {@link BASE_COMMANDS}, and
+ * {@link COMMANDS_PER_MEMBER} more for each node of the scenario (a leader's PONG workers answer
+ * every follower). Far above what the protocol needs in any state (see docs/testing.md for the
+ * worst measured), far below what a loop that does not wait issues.
+ */
+export const BASE_COMMANDS = 40;
+/** See {@link BASE_COMMANDS}. */
+export const COMMANDS_PER_MEMBER = 4;
+/** The most lines (info and above) one node may log within any interval I. */
+export const LOG_LINES = 8;
+
+/** The most events of one node found within a window of `windowMs`, and where that window starts. */
+export function densest(times: readonly number[], windowMs: number): { count: number; at: number } {
+  let best = { count: 0, at: 0 };
+  let from = 0;
+  for (let to = 0; to < times.length; to++) {
+    while (times[to]! - times[from]! >= windowMs) from++;
+    if (to - from + 1 > best.count) best = { count: to - from + 1, at: times[from]! };
+  }
+  return best;
+}
+
+/** Groups `items` by `key`, each group's times in order. */
+function timesBy<T>(items: readonly T[], key: (item: T) => string, at: (item: T) => number): Map<string, number[]> {
+  const groups = new Map<string, number[]>();
+  for (const item of items) {
+    const k = key(item);
+    let times = groups.get(k);
+    if (times === undefined) groups.set(k, (times = []));
+    times.push(at(item));
+  }
+  for (const times of groups.values()) times.sort((x, y) => x - y);
+  return groups;
+}
+
+/**
+ * Operation budget: whatever the faults, no node issues more than `BASE_COMMANDS +
+ * COMMANDS_PER_MEMBER × nodes` store commands, nor logs more than `LOG_LINES` lines, within any
+ * interval. A loop that repeats faster than its interval without waiting (a livelock that moves
+ * time on with each store round trip, which the spin guard cannot see) or a fault logged once per
+ * retry breaks it.
+ */
+export const operationBudget: Property = {
+  name: 'operation-budget',
+  summary: 'no node issues more than a fixed number of store commands, nor logs more than a few lines, per interval',
+  check(run) {
+    const I = run.scenario.timing.intervalMs;
+    const nodes = new Set(run.history.incarnations.map((i) => i.id)).size;
+    const commands = BASE_COMMANDS + COMMANDS_PER_MEMBER * nodes;
+    const violations: Violation[] = [];
+    for (const [node, times] of timesBy(run.costs, (c) => c.node, (c) => c.at)) {
+      const worst = densest(times, I);
+      if (worst.count > commands) violations.push({ property: 'operation-budget', at: worst.at, message: `${node} issued ${worst.count} store commands within ${I} ms from ${worst.at} ms (budget ${commands})` });
+    }
+    for (const [node, times] of timesBy(run.history.logs, (l) => l.node, (l) => l.at)) {
+      const worst = densest(times, I);
+      if (worst.count > LOG_LINES) violations.push({ property: 'operation-budget', at: worst.at, message: `${node} logged ${worst.count} lines within ${I} ms from ${worst.at} ms (budget ${LOG_LINES})` });
+    }
+    return violations;
+  },
+};
+
+/** The worst of a run: the most commands and log lines of one node within an interval. */
+export function worstPerInterval(run: Run): { commands: number; logLines: number } {
+  const I = run.scenario.timing.intervalMs;
+  const most = (groups: Map<string, number[]>): number => Math.max(0, ...[...groups.values()].map((times) => densest(times, I).count));
+  return { commands: most(timesBy(run.costs, (c) => c.node, (c) => c.at)), logLines: most(timesBy(run.history.logs, (l) => l.node, (l) => l.at)) };
+}
