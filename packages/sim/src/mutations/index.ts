@@ -6,6 +6,8 @@ import { leaveAnywhere } from './leaveAnywhere.js';
 import { noSelfFencing } from './noSelfFencing.js';
 import { partialWindow } from './partialWindow.js';
 import { publishWithoutCas } from './publishWithoutCas.js';
+import { retryStorm } from './retryStorm.js';
+import { silentLapse } from './silentLapse.js';
 import { undyingMembers } from './undyingMembers.js';
 
 /** Every deliberately broken variant of the protocol, each rejected by the property it names. */
@@ -18,6 +20,8 @@ export const MUTATIONS: readonly Mutation[] = [
   noSelfFencing,
   blindLeader,
   publishWithoutCas,
+  silentLapse,
+  retryStorm,
 ];
 
 /** The mutation called `name`; throws when there is none. */
