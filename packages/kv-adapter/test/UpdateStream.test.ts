@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryLogger } from '../src/testing.js';
+import { silentLogger } from '../src/logger.js';
 import { UpdateStream } from '../src/util/UpdateStream.js';
 
 type Update = { readonly type: 'role'; readonly role: string } | { readonly type: 'members'; readonly ids: readonly string[] };
@@ -49,6 +50,40 @@ describe('UpdateStream', () => {
     const errors = logger.entries.filter((e) => e.level === 'error');
     expect(errors).toHaveLength(2);
     expect(errors[0]!.fields).toMatchObject({ update: 'role' });
+  });
+
+  it('without a logger, a watch function that throws is not swallowed: its error is reported as uncaught, and the others still get the update', () => {
+    const uncaught: unknown[] = [];
+    const stream = new UpdateStream<Update>(silentLogger, (error) => uncaught.push(error));
+    const later: Update[] = [];
+    stream.watch(() => {
+      throw new Error('bad watcher');
+    });
+    stream.watch((u) => later.push(u));
+    stream.emit(role('leader'));
+    expect(later).toHaveLength(1);
+    expect(uncaught).toEqual([new Error('bad watcher')]);
+  });
+
+  it('by default that report is an uncaught exception on the next tick, as Node’s EventTarget does', async () => {
+    const thrown = new Error('bad watcher');
+    const seen = await new Promise<unknown>((resolve) => {
+      const original = process.nextTick;
+      process.nextTick = ((fn: () => void) => {
+        process.nextTick = original;
+        try {
+          fn();
+        } catch (error) {
+          resolve(error);
+        }
+      }) as typeof process.nextTick;
+      const stream = new UpdateStream<Update>(silentLogger);
+      stream.watch(() => {
+        throw thrown;
+      });
+      stream.emit(role('leader'));
+    });
+    expect(seen).toBe(thrown);
   });
 
   it('a watch function may remove itself while an update is being delivered', () => {

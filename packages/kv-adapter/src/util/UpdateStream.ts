@@ -1,20 +1,39 @@
 import { abortReason } from '../clock/Clock.js';
-import type { Logger } from '../logger.js';
+import { silentLogger, type Logger } from '../logger.js';
 
 type Watcher<U> = ((update: U) => void) & { end?: () => void };
 
 /**
+ * Rethrows `error` on the next tick, where it is an uncaught exception (as Node's `EventTarget`
+ * reports an error thrown by a listener): for a watch function that threw when no logger was
+ * given, so that the bug is not silently swallowed.
+ */
+export function reportUncaught(error: unknown): void {
+  process.nextTick(() => {
+    throw error;
+  });
+}
+
+/**
  * Delivers typed updates to watch functions (seed 000) and async iterators. A watch function
- * that throws is logged and kept; iterators buffer what their consumer has not read yet. The one typed
+ * that throws is kept, and the other watchers still get the update; its error is logged, or,
+ * when there is no logger (the silent default), reported as an uncaught exception on the next
+ * tick, never swallowed. Iterators buffer what their consumer has not read yet. The one typed
  * emitter of Roster: the node, the cluster handle and the primary contender all speak through it.
  */
 export class UpdateStream<U extends { readonly type: string }> {
   readonly #watchers = new Set<Watcher<U>>();
   readonly #logger: Logger;
+  readonly #uncaught: (error: unknown) => void;
   #closed = false;
 
-  constructor(logger: Logger) {
+  /**
+   * @param logger - where a watch function's error is logged.
+   * @param uncaught - what is done with that error when `logger` is the silent default. @defaultValue {@link reportUncaught}
+   */
+  constructor(logger: Logger, uncaught: (error: unknown) => void = reportUncaught) {
     this.#logger = logger;
+    this.#uncaught = uncaught;
   }
 
   /** Installs `fn`; returns the function that removes it. */
@@ -38,7 +57,8 @@ export class UpdateStream<U extends { readonly type: string }> {
       try {
         fn(update);
       } catch (error) {
-        this.#logger.error({ err: error, update: update.type }, 'a watch function threw');
+        if (this.#logger === silentLogger) this.#uncaught(error);
+        else this.#logger.error({ err: error, update: update.type }, 'a watch function threw');
       }
     }
   }
