@@ -11,7 +11,7 @@ const leaderLine = (id: string, leader: string, era: number, token: number): Nod
   nonce: 0,
   token: String(token),
 });
-const roleLine = (id: string, role: 'leader' | 'follower' | 'candidate'): NodeEvent => ({ ts: 0, id, event: 'role', role, previous: 'follower', reason: 'test' });
+const roleLine = (id: string, role: 'leader' | 'follower' | 'candidate'): NodeEvent => ({ ts: 0, id, event: 'role', role, previous: 'follower', reason: role === 'leader' ? 'confirmed' : 'test' });
 const membersLine = (id: string, members: string[]): NodeEvent => ({ ts: 0, id, event: 'members', version: 1, members, added: [], removed: [] });
 
 /** Three running nodes, n1 leading (era 1, token 10), everyone seeing everyone. */

@@ -24,8 +24,8 @@ describe('/healthz', () => {
     expect(liveness({ ...follower, state: 'stopping' })).toEqual({ ok: false, reason: 'the node is stopping' });
   });
 
-  it('is unhealthy when the node calls itself leader but has not re-validated its lapsed lease for T although the store answers', () => {
-    const lapsedLeader = { ...follower, role: 'leader', leader: 'a', isLeader: false };
+  it('is unhealthy when a leader whose lease lapsed (shown as candidate) has not re-validated it for T although the store answers', () => {
+    const lapsedLeader = { ...follower, role: 'candidate', leader: 'a', isLeader: false };
     expect(liveness({ ...follower, role: 'leader', leader: 'a', isLeader: true }).ok).toBe(true);
     expect(liveness({ ...lapsedLeader, lapsedSince: 9_500 }).ok).toBe(true); // within T: re-validating
     expect(liveness({ ...lapsedLeader, lapsedSince: 8_900 }).reason).toMatch(/has not re-validated its lease for 1100 ms although the store answers/);
@@ -62,6 +62,7 @@ describe('/readyz', () => {
   it('is ready as the leader while its lease holds, and as an observer that knows a leader', () => {
     expect(readiness({ ...follower, role: 'leader', leader: 'a', listed: true, isLeader: true }).ok).toBe(true);
     expect(readiness({ ...follower, role: 'leader', leader: 'a', isLeader: false }).ok).toBe(false);
+    expect(readiness({ ...follower, role: 'candidate', leader: 'a', isLeader: false, lapsedSince: 9_900 }).reason).toBe('the leader’s lease ran out (re-validating)');
     expect(readiness({ ...follower, role: 'observer', listed: false }).ok).toBe(true);
   });
 

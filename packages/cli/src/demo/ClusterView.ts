@@ -98,7 +98,7 @@ export class ClusterView {
       case 'role':
         view.life = 'running';
         view.role = event.role;
-        if (event.role === 'leader') this.elections++;
+        if (event.role === 'leader' && event.reason === 'confirmed') this.elections++;
         break;
       case 'leader':
         view.life = 'running';

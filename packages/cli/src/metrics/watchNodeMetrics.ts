@@ -2,6 +2,9 @@ import type { RosterNode } from '@roster/election';
 import type { Clock, Timer } from '@roster/kv-adapter';
 import type { RosterMetrics } from './RosterMetrics.js';
 
+/** The reasons a candidacy ends without leading. */
+const CANDIDACY_LOST: ReadonlySet<string> = new Set(['better-leader-seen', 'claim-lost', 'claim-race-lost', 'claim-unconfirmed', 'leader-alive']);
+
 /** The node's counter of values it could not parse (see `RosterNode.stats`). */
 const GARBAGE = 'garbage';
 
@@ -18,7 +21,9 @@ export function watchNodeMetrics(node: RosterNode, metrics: RosterMetrics, clock
     switch (update.type) {
       case 'role':
         metrics.role(update.role);
-        if (update.previous === 'candidate') metrics.election(update.role === 'leader' ? 'won' : 'lost');
+        // A candidacy's end; not a lapsed lease (shown as candidate) re-validated or given up.
+        if (update.reason === 'confirmed') metrics.election('won');
+        else if (update.previous === 'candidate' && update.role === 'follower' && CANDIDACY_LOST.has(update.reason)) metrics.election('lost');
         return;
       case 'leader':
         metrics.leader(update.leader);

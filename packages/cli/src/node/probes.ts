@@ -7,7 +7,10 @@ export interface ProbeInput {
   readonly role: string | undefined;
   /** `node.isLeader()`: leads and published within the renew deadline. */
   readonly isLeader: boolean;
-  /** While the role is leader but `isLeader` is false: since when (local time), else `undefined`. */
+  /**
+   * While the node is a leader whose lease lapsed (shown as `candidate` since a role update from
+   * `leader`, until it is re-validated or leaves leadership): since when (local time), else `undefined`.
+   */
   readonly lapsedSince?: number | undefined;
   /** The id of the leader the node follows or is, if any. */
   readonly leader: string | undefined;
@@ -40,7 +43,7 @@ export function liveness(p: ProbeInput): ProbeResult {
   if (p.state === 'connecting') return { ok: true, reason: 'connecting to the store' };
   if (p.state !== 'running') return { ok: false, reason: `the node is ${p.state}` };
   const answering = p.store.lastSuccessAt !== undefined && p.now - p.store.lastSuccessAt <= p.intervalMs;
-  if (p.role === 'leader' && !p.isLeader && p.lapsedSince !== undefined && p.now - p.lapsedSince > p.timeoutMs && answering) {
+  if (!p.isLeader && p.lapsedSince !== undefined && p.now - p.lapsedSince > p.timeoutMs && answering) {
     return { ok: false, reason: `the leader has not re-validated its lease for ${Math.round(p.now - p.lapsedSince)} ms although the store answers` };
   }
   const started = p.store.lastStartedAt;
@@ -66,6 +69,7 @@ export function readiness(p: ProbeInput): ProbeResult {
   }
   if (p.leader === undefined) return { ok: false, reason: 'no leader known' };
   if (p.role === 'observer') return { ok: true, reason: 'ok' };
+  if (p.lapsedSince !== undefined) return { ok: false, reason: 'the leader’s lease ran out (re-validating)' };
   if (p.role === 'leader') return p.isLeader ? { ok: true, reason: 'ok' } : { ok: false, reason: 'the leader’s lease ran out' };
   if (!p.listed) return { ok: false, reason: `not (yet) a member of ${p.leader}'s list` };
   return { ok: true, reason: 'ok' };

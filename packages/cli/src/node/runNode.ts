@@ -72,11 +72,11 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
   const target = redactStoreUrl(options.store);
   let node: RosterNode | undefined;
   let store: InstrumentedKV | undefined;
+  /** Since when this node, a leader whose lease lapsed, re-validates it (from its role updates). */
   let lapsedSince: number | undefined;
   const probeInput = (): ProbeInput => {
-    const lapsed = node?.role === 'leader' && !node.isLeader();
-    lapsedSince = lapsed ? (lapsedSince ?? realClock.now()) : undefined;
-    return { ...probeState(config, node, store?.health), lapsedSince };
+    const input = probeState(config, node, store?.health);
+    return { ...input, lapsedSince: input.role === 'candidate' ? lapsedSince : undefined };
   };
   const status = (): NodeStatus => nodeStatus(options, config, target, node, recent, probeInput());
 
@@ -129,6 +129,7 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
     };
     if (events) tick();
     const unwatch = self.watch((update) => {
+      if (update.type === 'role') lapsedSince = update.role === 'candidate' && update.previous === 'leader' ? realClock.now() : undefined;
       const event = toNodeEvent(self.id, update, Date.now());
       if (event) print(event);
       if (update.type === 'goodbye') log.info({ leader: update.leader.id }, 'the leader said goodbye');
