@@ -1,3 +1,5 @@
+import type { Role } from '@roster/election';
+import { protocolRole } from '../runtime/Simulation.js';
 import type { History, Incarnation } from '../history/History.js';
 import { stepEnd } from '../scenario/analysis.js';
 import { namesIdKeyOf } from '../scenario/keys.js';
@@ -33,7 +35,7 @@ export const noMemberLost: Property = {
       let becameLeaderAt: number | undefined;
       for (const { at, update } of updates) {
         if (update.type === 'role') {
-          role = update.role;
+          role = protocolRole(update, role as Role | undefined);
           if (update.role === 'leader') becameLeaderAt = at;
           continue;
         }
@@ -80,8 +82,9 @@ function causeOfRemoval(
   for (const e of history.entries) {
     if (e.at > to) break;
     if (e.kind !== 'update' || e.node !== label || e.update.type !== 'role') continue;
-    if (e.at >= from && (role === 'leader' || e.update.role === 'leader')) return 'it led';
-    role = e.update.role;
+    const next = protocolRole(e.update, role as Role | undefined);
+    if (e.at >= from && (role === 'leader' || next === 'leader')) return 'it led';
+    role = next;
   }
   if (role === 'leader') return 'it led';
   // A second leader (per-node views) runs PONG workers too: it answers the member's PINGs with
@@ -90,8 +93,10 @@ function causeOfRemoval(
   for (const e of history.entries) {
     if (e.at > to) break;
     if (e.kind !== 'update' || e.update.type !== 'role' || e.node === leader.label) continue;
-    if (e.at >= from && (roles.get(e.node) === 'leader' || e.update.role === 'leader')) return `${e.node} led too`;
-    roles.set(e.node, e.update.role);
+    // A leader whose lease lapsed (shown as candidate) still runs its PONG workers: it leads here.
+    const next = protocolRole(e.update, roles.get(e.node) as Role | undefined);
+    if (e.at >= from && (roles.get(e.node) === 'leader' || next === 'leader')) return `${e.node} led too`;
+    roles.set(e.node, next);
   }
   if ([...roles.values()].includes('leader')) return 'another node led too';
   const involved = (node: string | undefined) => node === undefined || node === id || node === leader.id;
