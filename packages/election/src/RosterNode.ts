@@ -42,8 +42,10 @@ type Phase =
  *              └───────────────────────────────────────────────────────────────────────────────┘
  * ```
  *
- * A leader whose lease lapsed (a pause, a slow store) stays leader but not `isLeader()` until
- * its re-reads and publications re-validate the lease, or a better leadership dethrones it.
+ * A leader whose lease lapsed (a pause, a slow store) goes on as leader in the protocol (it
+ * re-reads and publishes until its re-validated lease holds again, or a better leadership
+ * dethrones it), but users are told `candidate` meanwhile: the role shown (`#shown`) is `leader`
+ * exactly while the lease holds.
  *
  * Every transition is in this file. The candidate's rule is {@link decide}; what a leader holds
  * (lease, publication, PONG workers, JOIN poller, teardown) is a {@link LeaderRole}; the loops are

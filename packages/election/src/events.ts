@@ -1,6 +1,10 @@
 import type { Member } from '@roster/follower';
 
-/** A node's role in the protocol. */
+/**
+ * A node's role, as users are told it. `leader` means "may act as leader now": a leader whose
+ * lease lapsed (a pause, a slow or dead store) is shown as `candidate` from its lease deadline
+ * until it re-validates the lease (back to `leader`, reason `revalidated`) or leaves leadership.
+ */
 export type Role = 'follower' | 'candidate' | 'leader' | 'observer';
 
 /** The leadership a node follows (or holds). */
@@ -29,8 +33,10 @@ export type LeadershipLossReason = 'dethroned' | 'lease-expired' | 'store-unavai
 /**
  * Why the role changed:
  * - to candidate: `stale` (the leader's Version stood still for T), `goodbye` (the leader resigned),
- *   `pong-timeout` (no PONG for T);
- * - to leader: `confirmed` (the claim was the best and everything else stood still for T);
+ *   `pong-timeout` (no PONG for T); from leader, `lease-expired` or `store-unavailable` (its lease
+ *   lapsed: it may no longer act as leader, and re-validates the lease);
+ * - to leader: `confirmed` (the claim was the best and everything else stood still for T),
+ *   `revalidated` (a lapsed lease holds again: a fresh `leadership` signal);
  * - to follower from candidate: `better-leader-seen`, `claim-lost` (the claim was overwritten),
  *   `claim-race-lost` (another claim was written first), `claim-unconfirmed` (no confirmation
  *   within T + I);
@@ -53,7 +59,11 @@ export type RoleChangeReason =
   | 'revalidated'
   | LeadershipLossReason;
 
-/** The role changed. */
+/**
+ * The role changed. Sent no later than the moment the change holds: a leader's lease lapses by
+ * its deadline, and whoever reads `role`, `isLeader()` or `leadership` at any instant finds them
+ * agreeing with the last of these updates.
+ */
 export interface RoleUpdate {
   readonly type: 'role';
   readonly role: Role;

@@ -11,7 +11,10 @@ export type NodeState = 'idle' | 'running' | 'stopping' | 'stopped';
 export interface RosterNode extends AsyncDisposable {
   /** This node's id. */
   readonly id: string;
-  /** The node's role now. */
+  /**
+   * The node's role now: `leader` exactly while it may act as leader (as {@link isLeader}); a
+   * leader whose lease lapsed is `candidate` until it is re-validated (see `Role`).
+   */
   readonly role: Role;
   /** The node's lifecycle state. */
   readonly state: NodeState;
@@ -22,9 +25,11 @@ export interface RosterNode extends AsyncDisposable {
   /** The ids of the members this node sees, sorted. */
   readonly memberIds: string[];
   /**
-   * While this node leads, a signal that aborts (with a `LeadershipLostError`) the moment it may no
-   * longer act as leader; `undefined` otherwise. Give it to the work only a leader may do. When a
-   * lapsed lease (after a pause) is re-validated, the role stays `leader` and this is a fresh signal.
+   * While this node may act as leader (its role is `leader`), a signal that aborts (with a
+   * `LeadershipLostError`) the moment it may no longer; `undefined` otherwise. Give it to the work
+   * only a leader may do. A lapsed lease aborts it (the role becomes `candidate`); when the lease
+   * is re-validated (the role `leader` again, reason `revalidated`) this is a fresh signal: start
+   * the work again on that update.
    */
   readonly leadership: AbortSignal | undefined;
   /**
@@ -48,9 +53,10 @@ export interface RosterNode extends AsyncDisposable {
   /** Counters of what the node did: KV reads and writes by purpose, garbage seen, elections. */
   readonly stats: Readonly<Record<string, number>>;
   /**
-   * True while this node leads and its lease holds: it published within the renew deadline.
-   * Checked against the clock at each call, so it turns false on time even if the process was
-   * paused; it stays false until the lapsed lease is re-validated (docs/protocol.md).
+   * True while this node leads and its lease holds: it published within the renew deadline; the
+   * same as `role === 'leader'`. Checked against the clock at each call, so it turns false on time
+   * even if the process was paused (the lapse is then sent to subscribers at once); it stays
+   * false until the lapsed lease is re-validated (docs/protocol.md).
    */
   isLeader(): boolean;
   /** Installs a watch function (seed 000) called with every update; returns the unsubscribe function. */
