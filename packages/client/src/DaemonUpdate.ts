@@ -51,7 +51,12 @@ export interface LeaderUpdate {
   readonly leader: DaemonLeader | undefined;
 }
 
-/** The daemon's own node changed role (e.g. it became the leader). */
+/**
+ * The daemon's own node changed role (e.g. it became the leader). `leader` means the node may act
+ * as leader now: a leader whose lease lapsed (its store dead or slow, its process paused) is
+ * reported as `candidate` by its lease deadline, and as `leader` again once the lease is
+ * re-validated (docs/cli.md, "the leadership contract").
+ */
 export interface RoleUpdate {
   readonly type: 'role';
   readonly role: DaemonRole;
