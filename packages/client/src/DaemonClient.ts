@@ -11,7 +11,11 @@ export interface DaemonClient extends AsyncDisposable {
   readonly url: string;
   /** True while the link to the daemon is up. */
   readonly connected: boolean;
-  /** The daemon's role, once known. */
+  /**
+   * The daemon's role, once known; `undefined` again while the link is down (the daemon may have
+   * stopped leading, or died, unseen), until the snapshot of the next connection. `leader` means
+   * the daemon's node may act as leader now.
+   */
   readonly role: DaemonRole | undefined;
   /** The leader the daemon follows (or is); `undefined` while none is known. */
   readonly leader: DaemonLeader | undefined;

@@ -69,7 +69,9 @@ export interface ConnectedUpdate {
 
 /**
  * The link to the daemon is down (it stopped, died, or the client was closed). `leader` and
- * `members` keep their last known values until the link is back.
+ * `members` keep their last known values until the link is back; the role is unknown
+ * (`client.role` is `undefined`): stop leader-only work here, and start it again on a `role`
+ * update to `leader`.
  */
 export interface DisconnectedUpdate {
   readonly type: 'disconnected';

@@ -240,6 +240,8 @@ class DaemonLink implements DaemonClient {
     const closing = this.#closing !== undefined;
     if (this.#connected) {
       this.#connected = false;
+      // Whatever the node was, nothing says it still is: `role` is unknown until the link is back.
+      this.#view.forgetRole();
       this.#logger.info({ url: this.url, reason }, 'disconnected from the daemon');
       this.#updates.emit({ type: 'disconnected', reason });
     } else if (!closing) {

@@ -155,21 +155,29 @@ describe('connectDaemon: a thin client of the daemon’s event stream', () => {
     expect(logger.entries.some((e) => e.level === 'debug' && (e.fields as { event?: string }).event === 'sparkles')).toBe(true);
   });
 
-  it('when the daemon restarts: disconnected, connected again, and only the differences', async () => {
+  it('when the daemon restarts: disconnected (the role unknown meanwhile), connected again, the role, and only the differences', async () => {
     const d = await daemon();
-    d.snapshot = [role('follower'), leaderLine('n2'), membersLine(['n1', 'n2', 'n3'])];
+    d.snapshot = [role('leader'), leaderLine('n2'), membersLine(['n1', 'n2', 'n3'])];
     const client = connect(d.url, { retryMs: 20 });
     const seen = record(client);
     await until(() => client.members.length === 3, () => seen);
+    expect(client.role).toBe('leader');
     seen.length = 0;
+    let roleWhenDown: string | undefined = 'not seen';
+    client.watch((u) => {
+      if (u.type === 'disconnected') roleWhenDown = client.role;
+    });
 
     d.write(`${ev({ event: 'stopped' })}\n`);
     d.snapshot = [role('follower'), leaderLine('n2'), membersLine(['n1', 'n2', 'n4'])];
     d.endStreams();
-    await until(() => seen.length === 4, () => seen);
+    await until(() => seen.length === 5, () => seen);
+    // A daemon that went away may have stopped leading unseen: its role is not kept.
+    expect(roleWhenDown).toBeUndefined();
     expect(seen).toEqual([
       { type: 'disconnected', reason: 'the daemon stopped' },
       { type: 'connected' },
+      { type: 'role', role: 'follower' },
       { type: 'delete', id: 'n3' },
       { type: 'add', id: 'n4' },
     ]);

@@ -24,6 +24,14 @@ export class DaemonView {
     return this.#members;
   }
 
+  /**
+   * Forgets the role (the link is down: the daemon's node may have stopped leading, or died,
+   * unseen); the next snapshot's role line is then news again.
+   */
+  forgetRole(): void {
+    this.#role = undefined;
+  }
+
   /** Takes `event` in; returns the updates it makes, in order (none when it changes nothing). */
   apply(event: DaemonEvent): DaemonUpdate[] {
     switch (event.event) {
