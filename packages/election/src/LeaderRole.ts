@@ -433,6 +433,9 @@ export class LeaderRole {
           this.#o.stats.count('pong');
           if (rttMs !== undefined) this.#latencies.set(id, rttMs);
           this.#membership.pinged(id, clock.now());
+          // A PING written over its LEAVE: the member came back (restarted) before the leave was
+          // published (the leader could not publish meanwhile): it stays.
+          this.#leavers.delete(id);
         },
         onLeave: () => {
           if (this.#ending || !this.#membership.has(id)) return;

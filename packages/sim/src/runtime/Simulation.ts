@@ -263,7 +263,7 @@ class Simulation {
     // The role in the protocol, from the node's updates (reading `node.role` may lapse a lease: see protocolRole).
     let role: Role | undefined;
     const context: MutationContext = { id, clock: gate.clock, prefix: this.#prefix, intervalMs, timeoutMs, window: this.#window, role: () => role };
-    let kv: KV = meterKV(this.#faults.view(this.#shared, id), clock, (cost) => this.#costs.push({ ...cost, node: id, role }));
+    let kv: KV = meterKV(this.#faults.view(this.#shared, id), clock, (cost) => this.#costs.push({ ...cost, node: id, incarnation: incarnation.label, role }));
     if (mutation?.wrapKV) kv = mutation.wrapKV(kv, context);
     kv = gate.wrap(recordIssues(kv, (op, key, value) => this.#issued(incarnation, op, key, value)));
     const logger = recordingLogger((level, message) => this.#history.logs.push({ at: clock.now(), node: incarnation.label, level, message }));

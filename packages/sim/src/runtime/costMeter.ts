@@ -7,6 +7,8 @@ export interface CommandCost {
   readonly at: number;
   /** The node's id. */
   readonly node: string;
+  /** The incarnation that issued it (`n1`, `n1#2`…: see `Incarnation`). */
+  readonly incarnation: string;
   /** The node's role when it issued it. */
   readonly role: Role | undefined;
   /** The KV operation. */
