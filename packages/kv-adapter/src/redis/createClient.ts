@@ -22,9 +22,14 @@ export const CLUSTER_RETRY_DELAY_MS = 50;
 /** How many redirections or retries ioredis makes for one cluster command (ioredis: 16). */
 export const CLUSTER_MAX_REDIRECTIONS = 4;
 
-/** Reconnection back-off of the whole client: 100 ms, 200 ms, … capped at 1 s, forever. */
-function reconnectDelay(times: number): number {
-  return Math.min(times * 100, 1000);
+/**
+ * Reconnection back-off of the whole client: 100 ms, 200 ms, … capped at `capMs`, forever. The
+ * cap is the command timeout (at most 1 s): a store back after an outage is found within one
+ * command timeout, which the protocol's bounds count on (a new leader within T + 2I of the
+ * store's return); a dead server costs one connection attempt per command timeout.
+ */
+function reconnectDelay(capMs: number): (times: number) => number {
+  return (times) => Math.min(times * 100, capMs);
 }
 
 /**
@@ -63,7 +68,7 @@ export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): 
       db: parsed.db,
       lazyConnect: true,
       enableOfflineQueue: true,
-      retryStrategy: reconnectDelay,
+      retryStrategy: reconnectDelay(Math.min(settings.commandTimeoutMs, 1000)),
     });
   }
   const options: ClusterOptions = {
@@ -76,7 +81,7 @@ export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): 
     retryDelayOnClusterDown: CLUSTER_RETRY_DELAY_MS,
     retryDelayOnTryAgain: CLUSTER_RETRY_DELAY_MS,
     slotsRefreshTimeout: Math.min(settings.connectTimeoutMs, 1000),
-    clusterRetryStrategy: reconnectDelay,
+    clusterRetryStrategy: reconnectDelay(Math.min(settings.commandTimeoutMs, 1000)),
     // A node's socket refusing access (its TLS certificate fails verification, ours is refused)
     // is reported as a `node error`: ioredis' slot refresh would show it as "Connection is closed."
     redisOptions: { ...common, Connector: reportingConnector((error, node) => void (accessDenied(error) !== undefined && cluster.emit('node error', error, node))) },
