@@ -12,8 +12,12 @@ import type { Property, Violation } from './Property.js';
 export const BASE_COMMANDS = 64;
 /** See {@link BASE_COMMANDS}. */
 export const COMMANDS_PER_MEMBER = 4;
-/** The most lines (info and above) one node may log within any interval I. */
-export const LOG_LINES = 8;
+/**
+ * The most lines (info and above) one node may log within any interval I: each change of state is
+ * logged once, and a node may go through several in one interval (a lease lapsed, re-validated,
+ * then a graceful stop: 10 lines), but never one line per operation or per retry.
+ */
+export const LOG_LINES = 12;
 
 /** The most events of one node found within a window of `windowMs`, and where that window starts. */
 export function densest(times: readonly number[], windowMs: number): { count: number; at: number } {
