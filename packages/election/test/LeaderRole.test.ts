@@ -3,19 +3,24 @@ import { parseBroadcast, parseMember } from '@roster/follower';
 import { LeadershipLostError } from '../src/errors.js';
 import { LeaderRole } from '../src/LeaderRole.js';
 import { NodeStats } from '../src/NodeStats.js';
+import { KeyUnavailableError, type KV } from '@roster/kv-adapter';
 import { WindowFixture, broadcast } from './support/window.js';
 
 const R = 250; // the renew deadline: T/2 with T = 500
 
-/** A leader `me` at era 1, nonce 0, whose claim is in the store, on a fresh fixture. */
-async function leader(options: { inherited?: { id: string; weight: number }[] } = {}) {
+/**
+ * A leader `me` at era 1, nonce 0, whose claim is in the store, on a fresh fixture; `kv` wraps the
+ * store the leader writes through.
+ */
+async function leader(options: { inherited?: { id: string; weight: number }[]; kv?: (kv: KV) => KV } = {}) {
   const f = new WindowFixture();
   const claim = broadcast('me', 1, 0, 0);
   const raw = await f.put(claim);
   const lost: string[] = [];
   const pokes: number[] = [];
+  const config = f.config('me');
   const role = new LeaderRole({
-    config: f.config('me'),
+    config: options.kv ? { ...config, kv: options.kv(config.kv) } : config,
     keys: f.keys,
     leaderKey: f.keys.leader(),
     stats: new NodeStats(),
@@ -98,6 +103,49 @@ describe('LeaderRole: what a node holds while it leads', () => {
     expect(await role.publish(read, 0)).toEqual({ outcome: 'conflict' });
     expect(await f.kv.get(f.keys.leader().at(0))).toBe(claim);
     await role.end('dethroned');
+  });
+
+  it('after a publication whose reply was lost, the next list goes to a list epoch above it, even where the read cannot show it landed (lost-publication-epoch)', async () => {
+    let loseReply = false;
+    const { f, role } = await leader({
+      kv: (kv) =>
+        new Proxy(kv, {
+          get(target, prop, receiver) {
+            if (prop !== 'compareAndSet') {
+              const value = Reflect.get(target, prop, receiver) as unknown;
+              return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+            }
+            return async (...args: Parameters<KV['compareAndSet']>) => {
+              const result = await target.compareAndSet(...args);
+              if (!loseReply) return result;
+              loseReply = false;
+              throw new Error('the reply was lost');
+            };
+          },
+        }),
+    });
+    role.start(0);
+    await f.clock.advance(100);
+    expect((await role.publish(await f.read(), 100)).outcome).toBe('published');
+    // b joins; the publication of the new list lands, but its reply is lost.
+    await f.kv.append(f.keys.join().at(0), ' b');
+    await f.clock.advance(100);
+    loseReply = true;
+    expect((await role.publish(await f.read(), 200)).outcome).toBe('failed');
+    const landed = (await stored(f, 0))!;
+    expect(landed.members.map((m) => m.id)).toEqual(['me', 'b']);
+    // Then the leader's nonce becomes unavailable to it: it publishes at the next one, from a read
+    // that cannot show what landed, after another list change (c joins).
+    await f.kv.append(f.keys.join().at(0), ' c');
+    await f.clock.advance(100);
+    const read = await f.read();
+    const blind = { ...read, slots: read.slots.map((s) => (s.nonce === 0 ? { nonce: 0, state: 'unavailable' as const, error: new KeyUnavailableError(f.keys.leader().at(0)) } : s)) };
+    expect((await role.publish(blind, 300)).outcome).toBe('published');
+    const next = (await stored(f, 1))!;
+    // Two lists never share a list epoch: followers that fetched the lost one would never read this one.
+    expect(next.members.map((m) => m.id)).toEqual(['me', 'b', 'c']);
+    expect(Math.floor(next.version / 1000)).toBeGreaterThan(Math.floor(landed.version / 1000));
+    await role.end('stopped');
   });
 
   it('re-validating a lapsed lease never overwrites a claim written since its read either', async () => {

@@ -68,13 +68,15 @@ describe('PongWorker', () => {
     await w.stop();
   });
 
-  it('never counts what a dead follower left behind: an old PING, a LEAVE', async () => {
-    const { clock, worker, events, store } = setup();
+  it('never counts what a dead follower left behind: an old PING, a LEAVE (an earlier run of its id left it at another nonce)', async () => {
+    const { clock, worker, events, store, ops } = setup();
     await store.set('id/dead 0', 'PING 41 3');
     await store.set('id/dead 1', 'LEAVE');
     const w = worker('dead');
     w.start();
     await clock.advance(10 * I);
+    // The situation: the worker, finding its follower quiet, read the old LEAVE at the other nonce.
+    expect(ops('getRange').some((o) => o.key === 'id/dead 1')).toBe(true);
     expect(events).toEqual([]);
     await w.stop();
   });

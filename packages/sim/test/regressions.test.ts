@@ -100,6 +100,32 @@ describe('regressions found by the simulator', () => {
     }
   });
 
+  it('an observer whose leadership went still does not move on to a worse one on a read that could not read every nonce (observer-moves-on-partial-read)', async () => {
+    // n1 led era 1 at nonce 0 and died while nonce 0 was unavailable; n2 leads era 2 at nonce 1.
+    // Then the observer n3 cannot read nonce 1 for 15 s while nonce 0, back, shows era 1: era 2
+    // looks still to it, and era 1 is what it can read. Moving on there would go back an era.
+    const run = await runScenario({
+      seed: 0,
+      timing,
+      steps: [
+        { at: 0, do: 'start', node: 'n1' },
+        { at: 0, do: 'start', node: 'n2' },
+        { at: 0, do: 'start', node: 'n3', observer: true },
+        { at: 10_000, do: 'keyUnavailable', keys: 'leader 0', forMs: 20_000 },
+        { at: 10_000, do: 'crash', node: 'n1' },
+        { at: 25_000, do: 'keyUnavailable', keys: 'leader 1', node: 'n3', forMs: 15_000 },
+      ],
+    });
+    expect(checkRun(run).violations).toEqual([]);
+    // The situation: n3 followed era 2 at nonce 1; after 30 s it read era 1 at nonce 0 while nonce 1
+    // failed for it, for longer than T.
+    const followed = run.history.updatesOf('n3').flatMap((u) => (u.update.type === 'leader' && u.update.leader ? [u.update.leader] : []));
+    expect(followed.map((l) => `${l.id} e${l.era}/n${l.nonce}`)).toEqual(['n1 e1/n0', 'n2 e2/n1']);
+    const reads = run.history.operations.filter((op) => op.node === 'n3' && op.at > 30_000 && op.at < 40_000 && op.key?.endsWith('/leader 0') === true);
+    expect(reads.some((op) => op.outcome === 'ok' && /"1 0 /.test(op.result ?? ''))).toBe(true);
+    expect(run.history.operations.some((op) => op.node === 'n3' && op.at > 35_000 && op.key?.endsWith('/leader 1') === true && op.code === 'KV_KEY_UNAVAILABLE')).toBe(true);
+  });
+
   it('fixed issues stay fixed: observer after data loss (a worse leadership, the same one from Version 0), a stale LEAVE, an era hidden by an unavailable leader key', async () => {
     for (const [property, steps] of [
       // An observer remembered a better leadership that the store no longer had.
