@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { checkRun, runScenario, type PropertyName, type Scenario } from '../src/index.js';
+import { checkRun, runScenario, type PropertyName, type Run, type Scenario } from '../src/index.js';
 
 const timing = { intervalMs: 1000, timeoutMs: 5000 };
+
+/** The role updates of incarnation `label`, with their times. */
+function rolesOf(run: Run, label: string): { at: number; role: string; reason: string }[] {
+  return run.history.updatesOf(label).flatMap(({ at, update }) => (update.type === 'role' ? [{ at, role: update.role, reason: update.reason }] : []));
+}
 
 // Counterexamples the simulator found in @roster/election, kept once fixed.
 describe('regressions found by the simulator', () => {
@@ -287,6 +292,9 @@ describe('regressions found by the simulator', () => {
       ],
     });
     expect(checkRun(run).violations).toEqual([]);
+    // The situation: the restarted n1#2 stood while both keys were unreadable, and claimed only after.
+    expect(rolesOf(run, 'n1#2').some((r) => r.role === 'candidate' && r.at < 30_000)).toBe(true);
+    expect(run.history.claims.filter((c) => c.node === 'n1#2').map((c) => c.at >= 30_000)).not.toContain(false);
   });
 
   it('a LEAVE an earlier run left at nonce 0 does not remove the new run, which PINGs at nonce 1', async () => {
@@ -305,6 +313,9 @@ describe('regressions found by the simulator', () => {
       ],
     });
     expect(checkRun(run).violations).toEqual([]);
+    // The situation: the leader's PONG worker found the stopped run's LEAVE at nonce 0, while the new run PINGs at nonce 1.
+    expect(run.history.operations.some((op) => op.node === 'n2' && op.op === 'exchange' && op.key?.endsWith('/id/n1 0') === true && op.result === '"LEAVE"')).toBe(true);
+    expect(run.history.operations.some((op) => op.node === 'n1' && op.op === 'exchange' && op.key?.endsWith('/id/n1 1') === true && op.outcome === 'ok')).toBe(true);
   });
   it('an observer does not move on to a lower era because the nonces of the leadership it follows were too slow to read (observer-moves-on-partial-read)', async () => {
     // Found by a 100,000-scenario run (seed 20261124, scenario 5,422). n1 led era 1 at nonce 0 and
@@ -363,6 +374,12 @@ describe('regressions found by the simulator', () => {
     const check = checkRun(run);
     expect(check.violations).toEqual([]);
     expect(check.measures.dualLeadershipMs).toBe(0);
+    // The situation: n2 had re-validated its lease when n1, blind through the outage, claimed at
+    // nonce 1 while leader 0 was unavailable; n1 confirmed only after seeing the others still for T.
+    const revalidated = rolesOf(run, 'n2').find((r) => r.reason === 'revalidated')!;
+    const claim = run.history.claims.find((c) => c.node === 'n1' && c.nonce === 1 && c.at >= 15_605 && c.at < 15_785)!;
+    expect(revalidated.at).toBeLessThanOrEqual(claim.at);
+    expect(rolesOf(run, 'n1').find((r) => r.role === 'leader')!.at).toBeGreaterThanOrEqual(claim.at + timing.timeoutMs);
   });
   it('a claim still for T does not make a follower stand: its candidate may be confirming right then (claim-still-while-confirming)', async () => {
     // Found by a 100,000-scenario run (seed 20261127, scenario 57,186). n2 claimed era 2 at nonce 1
