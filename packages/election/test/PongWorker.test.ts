@@ -95,20 +95,30 @@ describe('PongWorker', () => {
     await w.stop();
   });
 
-  it('a LEAVE at another nonce than where the follower PINGs does not count', async () => {
-    const { clock, worker, follower, events, store } = setup();
+  it('a LEAVE at another nonce than where the follower PINGs does not count, even when the worker reads it', async () => {
+    const { clock, worker, follower, events, store, ops } = setup();
     const f = follower('f');
+    await store.set('id/f 2', 'PING 1');
     const w = worker('f');
     w.start();
-    await clock.advance(I / 2);
-    await store.set('id/f 2', 'PING 1');
-    for (let i = 0; i < 5; i++) {
+    // Quiet at first: the worker reads the other nonces and learns what is there.
+    await clock.advance(I / 2 + 2 * I);
+    for (let i = 0; i < 3; i++) {
       await f.ping();
-      if (i === 2) await store.set('id/f 2', 'LEAVE');
+      await clock.advance(I);
+    }
+    // An earlier run's LEAVE lands at nonce 2 while the follower, alive at nonce 0, is quiet for
+    // two intervals (a pause shorter than T): the worker looks elsewhere and reads the LEAVE.
+    await store.set('id/f 2', 'LEAVE');
+    const readsBefore = ops('getRange').filter((o) => o.key === 'id/f 2').length;
+    await clock.advance(2 * I);
+    expect(ops('getRange').filter((o) => o.key === 'id/f 2').length).toBeGreaterThan(readsBefore);
+    for (let i = 0; i < 3; i++) {
+      await f.ping();
       await clock.advance(I);
     }
     expect(events).not.toContain('leave f');
-    expect(events.filter((e) => e === 'ping f').length).toBeGreaterThanOrEqual(3);
+    expect(events.filter((e) => e === 'ping f').length).toBeGreaterThanOrEqual(5);
     await w.stop();
   });
 
