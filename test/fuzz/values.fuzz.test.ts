@@ -7,10 +7,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  applyListStep,
-  diffLists,
-  formatListStep,
-  parseListStep,
   formatBroadcast,
   formatMember,
   isValidId,
@@ -23,6 +19,7 @@ import {
 import { CompoundKey, MemoryKV } from '@roster/kv-adapter';
 import { MemoryLogger, VirtualClock } from '@roster/kv-adapter/testing';
 import { JoinPoller } from '../../packages/election/src/JoinPoller.js';
+import { applyListStep, diffLists, formatListStep, parseListStep } from '../../packages/election/src/listStep.js';
 import { decodeEntry, encodeEntry, type HeartbeatEntry } from '../../packages/primary/src/entryCodec.js';
 import { anyText, fuzzParams, mutated } from '../support/fuzz.js';
 

@@ -1,17 +1,7 @@
-import {
-  bestBroadcast,
-  compareLeadership,
-  coversBelow,
-  expectedValue,
-  formatBroadcast,
-  formatHeader,
-  parseBroadcast,
-  sameLeadership,
-  supersedes,
-  type Broadcast,
-  type LeaderWindowRead,
-  type Staleness,
-} from '@roster/follower';
+import { bestBroadcast, compareLeadership, formatBroadcast, formatHeader, parseBroadcast, sameLeadership, type Broadcast } from '@roster/follower';
+import { coversBelow, type LeaderWindowRead } from './LeaderWindow.js';
+import { type Staleness } from './Staleness.js';
+import { expectedValue, supersedes } from './versions.js';
 import { isKeyFailure, withDeadline, type Clock, type CompareAndSetOptions, type CompoundKey, type KV, type Timer } from '@roster/kv-adapter';
 
 interface Common {

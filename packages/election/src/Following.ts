@@ -1,4 +1,7 @@
-import { Staleness, isGoodbye, readEveryNonce, sameLeadership, supersedes, type Broadcast, type LeaderWindow, type LeaderWindowRead, type OwnPublication } from '@roster/follower';
+import { isGoodbye, sameLeadership, type Broadcast } from '@roster/follower';
+import { readEveryNonce, type LeaderWindow, type LeaderWindowRead, type OwnPublication } from './LeaderWindow.js';
+import { Staleness } from './Staleness.js';
+import { supersedes } from './versions.js';
 import type { Clock } from '@roster/kv-adapter';
 import type { LeaderInfo, Role } from './events.js';
 import type { NodeStats } from './NodeStats.js';

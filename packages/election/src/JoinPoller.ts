@@ -1,4 +1,5 @@
-import { Ticker, parseMember, type Member } from '@roster/follower';
+import { parseMember, type Member } from '@roster/follower';
+import { Ticker } from './Ticker.js';
 import { withDeadline, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
 
 /** Options of {@link JoinPoller}. */

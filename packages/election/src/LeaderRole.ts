@@ -1,4 +1,7 @@
-import { RosterKeys, diffLists, expectedValue, formatBroadcast, formatListStep, listIdOf, sameListId, formatMember, isGoodbye, nextVersion, parseBroadcast, sameLeadership, sameMembers, type Broadcast, type LeaderWindowRead, type Member, type OwnPublication } from '@roster/follower';
+import { RosterKeys, formatBroadcast, formatMember, isGoodbye, parseBroadcast, sameLeadership, type Broadcast, type Member } from '@roster/follower';
+import { type LeaderWindowRead, type OwnPublication } from './LeaderWindow.js';
+import { diffLists, formatListStep, listIdOf, sameListId } from './listStep.js';
+import { expectedValue, nextVersion, sameMembers } from './versions.js';
 import { LocalDeadline, isKeyFailure, withDeadline, type CompoundKey, type Timer } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import { LeadershipLostError } from './errors.js';

@@ -1,4 +1,4 @@
-import type { Member } from '@roster/follower';
+import { type Member } from '@roster/follower';
 
 interface Entry {
   weight: number;

@@ -1,4 +1,5 @@
-import { Ticker, parseIdKeyValue } from '@roster/follower';
+import { parseIdKeyValue } from '@roster/follower';
+import { Ticker } from './Ticker.js';
 import { withDeadline, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
 import type { PongRound } from './PongRound.js';
 

@@ -1,5 +1,8 @@
-import { LeaderWindow, Joiner, Pinger, RosterKeys, Ticker, bestBroadcast, compareLeadership, formatBroadcast, isClaim, isGoodbye, sameLeadership } from '@roster/follower';
-import type { Broadcast, LeaderWindowRead, Member, OwnPublication } from '@roster/follower';
+import { RosterKeys, bestBroadcast, compareLeadership, formatBroadcast, isClaim, isGoodbye, sameLeadership, type Broadcast, type Member } from '@roster/follower';
+import { Joiner } from './Joiner.js';
+import { LeaderWindow, type LeaderWindowRead, type OwnPublication } from './LeaderWindow.js';
+import { Pinger } from './Pinger.js';
+import { Ticker } from './Ticker.js';
 import type { CompoundKey, Timer } from '@roster/kv-adapter';
 import { decide, writeClaim, type Candidacy } from './Candidacy.js';
 import type { ResolvedConfig } from './config.js';

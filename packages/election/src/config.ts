@@ -9,7 +9,8 @@ import {
   type KV,
   type Logger,
 } from '@roster/kv-adapter';
-import { checkId, checkWeight, isValidId, ListCache } from '@roster/follower';
+import { checkId, checkWeight, isValidId } from '@roster/follower';
+import { ListCache } from './listStep.js';
 
 /** Options of `createNode()`. */
 export interface RosterNodeOptions {

@@ -1,4 +1,4 @@
-import type { Member } from '@roster/follower';
+import { type Member } from '@roster/follower';
 
 /**
  * A node's role, as users are told it. `leader` means "may act as leader now": a leader whose

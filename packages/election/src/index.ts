@@ -27,4 +27,5 @@ export type {
   RosterUpdate,
   WatchFunction,
 } from './events.js';
-export { fencingToken, ListCache, type Member, type Broadcast } from '@roster/follower';
+export { fencingToken, type Member, type Broadcast } from '@roster/follower';
+export { ListCache } from './listStep.js';

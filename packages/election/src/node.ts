@@ -1,4 +1,4 @@
-import type { Member } from '@roster/follower';
+import { type Member } from '@roster/follower';
 import type { LeaderInfo, Role, RosterUpdate, WatchFunction } from './events.js';
 
 /** The lifecycle of a node. */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Staleness, parseBroadcast, type Broadcast, type LeaderWindowRead } from '@roster/follower';
+import { parseBroadcast, type Broadcast } from '@roster/follower';
+import { type LeaderWindowRead } from '../src/LeaderWindow.js';
+import { Staleness } from '../src/Staleness.js';
 import { KeyUnavailableError, StoreUnavailableError } from '@roster/kv-adapter';
 import { decide, writeClaim, type Candidacy } from '../src/Candidacy.js';
 import { WindowFixture, broadcast } from './support/window.js';

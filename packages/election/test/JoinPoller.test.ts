@@ -1,4 +1,5 @@
-import { Joiner, type Member } from '@roster/follower';
+import { type Member } from '@roster/follower';
+import { Joiner } from '../src/Joiner.js';
 import { CompoundKey, MemoryKV, silentLogger } from '@roster/kv-adapter';
 import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
 import { describe, expect, it } from 'vitest';

@@ -1,53 +1,28 @@
 /**
- * `@roster/follower`: the follower side of Roster's era/nonce/version protocol (seed 003) and the
- * pieces the leader shares with it: the broadcast codec, reading the leader-key window, progress
- * (staleness) tracking, joining through the join key, and PING at the id key.
- *
- * Most applications use `createNode()` from `@roster/election`, which composes these.
+ * `@roster/follower`: the wire format of Roster's protocol, shared by every package that reads or
+ * writes the store: the leader's broadcast (`Era Nonce Version Id member…`) and how two
+ * leaderships rank, member ids, the values of an id key (`PING`, `PONG`, `LEAVE`), and the key
+ * layout of a cluster. What a node does with them (following, standing, leading) is
+ * `@roster/election`'s; most applications use `createNode()` from there.
  *
  * @packageDocumentation
  */
 export {
   type Broadcast,
+  type BroadcastHeader,
   type BroadcastParseResult,
   formatBroadcast,
+  formatHeader,
   parseBroadcast,
+  parseHeader,
+  MAX_HEADER_BYTES,
   isGoodbye,
   isClaim,
   compareLeadership,
   sameLeadership,
-  supersedes,
   bestBroadcast,
   fencingToken,
-  nextVersion,
-  sameMembers,
-  parseHeader,
-  formatHeader,
-  expectedValue,
-  type BroadcastHeader,
 } from './broadcast.js';
-export {
-  type Member,
-  isValidId,
-  checkId,
-  checkWeight,
-  formatMember,
-  parseMember,
-} from './ids.js';
+export { type Member, isValidId, checkId, checkWeight, formatMember, parseMember } from './ids.js';
+export { type IdKeyValue, parseIdKeyValue, formatPing } from './idKey.js';
 export { RosterKeys } from './keys.js';
-export {
-  type ListId,
-  type ListStep,
-  listIdOf,
-  sameListId,
-  diffLists,
-  formatListStep,
-  parseListStep,
-  applyListStep,
-  ListCache,
-} from './listStep.js';
-export { LeaderWindow, coversBelow, readEveryNonce, type LeaderWindowOptions, type LeaderWindowRead, type LeaderSlot, type OwnPublication } from './LeaderWindow.js';
-export { Staleness } from './Staleness.js';
-export { Ticker } from './Ticker.js';
-export { Pinger, parseIdKeyValue, type IdKeyValue } from './Pinger.js';
-export { Joiner } from './Joiner.js';

@@ -1,5 +1,4 @@
 import { CompoundKey, Namespace } from '@roster/kv-adapter';
-import type { ListId } from './listStep.js';
 
 /**
  * The compound keys of one cluster (seed 003), all under the cluster's {@link Namespace}:
@@ -47,7 +46,7 @@ export class RosterKeys {
    * one: a step that cannot be read is only a missed shortcut (the reader reads the whole
    * broadcast), so it never moves to another nonce.
    */
-  listStep(to: ListId): string {
+  listStep(to: { readonly era: number; readonly nonce: number; readonly id: string; readonly epoch: number }): string {
     return this.namespace.key(`list/${to.era}/${to.nonce}/${to.id}/${to.epoch}`);
   }
 

@@ -1,4 +1,5 @@
-import { LeaderWindow, RosterKeys, formatBroadcast, type Broadcast, type LeaderWindowRead } from '@roster/follower';
+import { RosterKeys, formatBroadcast, type Broadcast } from '@roster/follower';
+import { LeaderWindow, type LeaderWindowRead } from '../../src/LeaderWindow.js';
 import { MemoryKV, Namespace, silentLogger } from '@roster/kv-adapter';
 import { VirtualClock } from '@roster/kv-adapter/testing';
 import { resolveConfig, type ResolvedConfig } from '../../src/config.js';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyListStep, diffLists, formatListStep, parseListStep, type ListId, type Member } from '../src/index.js';
+import { type Member } from '@roster/follower';
+import { applyListStep, diffLists, formatListStep, parseListStep, type ListId } from '../src/listStep.js';
 
 const from: ListId = { era: 3, nonce: 1, id: 'a', epoch: 4 };
 const to: ListId = { era: 3, nonce: 1, id: 'a', epoch: 5 };

@@ -1,7 +1,10 @@
 import { CompoundKey, MemoryKV, silentLogger } from '@roster/kv-adapter';
 import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
 import { describe, expect, it } from 'vitest';
-import { coversBelow, diffLists, ListCache, formatBroadcast, formatListStep, LeaderWindow, listIdOf, nextVersion, type Broadcast, type ListId, type Member } from '../src/index.js';
+import { formatBroadcast, type Broadcast, type Member } from '@roster/follower';
+import { coversBelow, LeaderWindow } from '../src/LeaderWindow.js';
+import { diffLists, ListCache, formatListStep, listIdOf, type ListId } from '../src/listStep.js';
+import { nextVersion } from '../src/versions.js';
 import { NOT_READ } from '../src/LeaderWindow.js';
 
 const I = 100;

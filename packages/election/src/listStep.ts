@@ -1,5 +1,5 @@
-import { listEpoch, type Broadcast, type BroadcastHeader } from './broadcast.js';
-import { formatMember, isValidId, parseMember, type Member } from './ids.js';
+import { type Broadcast, type BroadcastHeader, formatMember, isValidId, parseMember, type Member } from '@roster/follower';
+import { listEpoch } from './versions.js';
 
 /**
  * Which member list a {@link ListStep} leads from or to: the list of leadership `era nonce id` at

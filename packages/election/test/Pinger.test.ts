@@ -1,8 +1,9 @@
 import { CompoundKey, MemoryKV } from '@roster/kv-adapter';
 import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
 import { describe, expect, it } from 'vitest';
-import { parseIdKeyValue, Pinger } from '../src/index.js';
-import { formatPing } from '../src/Pinger.js';
+import { parseIdKeyValue } from '@roster/follower';
+import { Pinger } from '../src/Pinger.js';
+import { formatPing } from '@roster/follower';
 
 const I = 100;
 

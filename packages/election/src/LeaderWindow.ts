@@ -1,18 +1,6 @@
 import { isKeyFailure, readWindow, withDeadline, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
-import {
-  bestBroadcast,
-  compareLeadership,
-  formatBroadcast,
-  formatHeader,
-  listEpoch,
-  MAX_HEADER_BYTES,
-  parseBroadcast,
-  parseHeader,
-  sameLeadership,
-  supersedes,
-  type Broadcast,
-  type BroadcastHeader,
-} from './broadcast.js';
+import { bestBroadcast, compareLeadership, formatBroadcast, formatHeader, MAX_HEADER_BYTES, parseBroadcast, parseHeader, sameLeadership, type Broadcast, type BroadcastHeader } from '@roster/follower';
+import { listEpoch, supersedes } from './versions.js';
 import { applyListStep, ListCache, listIdOf, parseListStep, sameListId, withMembers, type ListId, type ListStep } from './listStep.js';
 
 /** One nonce of the leader key as read. */

@@ -1,5 +1,5 @@
 import { RosterError, withDeadline, writeMoving, type Clock, type CompoundKey, type KV } from '@roster/kv-adapter';
-import { formatMember, type Member } from './ids.js';
+import { formatMember, type Member } from '@roster/follower';
 
 /**
  * Joins a follower to the cluster (seed 003 §3) by appending ` <id>` (or ` <id>:<weight>`) to

@@ -1,4 +1,4 @@
-import { isClaim, isGoodbye, sameLeadership, type Broadcast } from './broadcast.js';
+import { isClaim, isGoodbye, sameLeadership, type Broadcast } from '@roster/follower';
 
 /**
  * Watches one broadcast for progress (seed 003 §2: "any follower that sees no changes in the
