@@ -1,6 +1,7 @@
 import { bestBroadcast, compareLeadership, formatBroadcast, formatHeader, parseBroadcast, sameLeadership, type Broadcast } from '@roster/follower';
 import { coversBelow, type LeaderWindowRead } from './LeaderWindow.js';
 import { type Staleness } from './Staleness.js';
+import type { Timing } from './timing.js';
 import { expectedValue, supersedes } from './versions.js';
 import { isKeyFailure, withDeadline, type Clock, type CompareAndSetOptions, type CompoundKey, type KV, type Timer } from '@roster/kv-adapter';
 
@@ -38,12 +39,8 @@ export type CandidateDecision =
   /** Read again at the next step, or at `at` (local time) when given. */
   | { readonly action: 'wait'; readonly at?: number };
 
-/** The timing a candidate decides by. */
-export interface CandidateTiming {
-  readonly timeoutMs: number;
-  readonly intervalMs: number;
-  readonly settleMs: number;
-}
+/** The timing a candidate decides by (see `Timing`). */
+export type CandidateTiming = Pick<Timing, 'timeoutMs' | 'claimTimeoutMs' | 'settleMs'>;
 
 /**
  * The candidate's rule (seed 003 §2), applied to one read completed at `now`: unclaimed, it claims
@@ -76,7 +73,7 @@ export function decide(c: Candidacy, read: LeaderWindowRead, now: number, timing
   // Stillness counts only as seen by reads that reached the store: a leader that this candidate
   // could not read at all (a store outage of its own) may have published all along.
   if (covered && c.others.isSeenStill(now, timing.timeoutMs)) return { action: 'lead' };
-  if (now - c.claimedAt > timing.timeoutMs + timing.intervalMs) return { action: 'follow', reason: 'claim-unconfirmed' };
+  if (now - c.claimedAt > timing.claimTimeoutMs) return { action: 'follow', reason: 'claim-unconfirmed' };
   const staleAt = c.others.seenStillAt(timing.timeoutMs);
   return { action: 'wait', at: covered ? staleAt : Math.max(staleAt, now + timing.settleMs) };
 }

@@ -5,6 +5,7 @@ import { supersedes } from './versions.js';
 import type { Clock } from '@roster/kv-adapter';
 import type { LeaderInfo, Role } from './events.js';
 import type { NodeStats } from './NodeStats.js';
+import type { Timing } from './timing.js';
 
 /**
  * What a node knows of the leadership from its reads of the leader window and its PINGs: the best
@@ -13,7 +14,7 @@ import type { NodeStats } from './NodeStats.js';
  */
 export class Following {
   readonly #window: LeaderWindow;
-  readonly #intervalMs: number;
+  readonly #timing: Timing;
   readonly #stats: NodeStats;
   /** The best leadership ever seen, at the highest version seen. */
   bestSeen: Broadcast | undefined;
@@ -21,21 +22,18 @@ export class Following {
   maxEra = 0;
   /** Since when this follower expects PONGs (following a new leader resets it). */
   pongBase: number;
-  /** A read that took longer than this was not looking (see Staleness.sawRead): max(2I, T/2). */
-  readonly #slowReadMs: number;
   /** Whether this follower saw itself in the member list at its last step. */
   #listed = false;
   readEwma: number | undefined;
   rttEwma: number | undefined;
 
-  constructor(window: LeaderWindow, clock: Clock, intervalMs: number, timeoutMs: number, stats: NodeStats) {
+  constructor(window: LeaderWindow, clock: Clock, timing: Timing, stats: NodeStats) {
     this.#window = window;
-    this.#intervalMs = intervalMs;
-    this.#slowReadMs = Math.max(2 * intervalMs, timeoutMs / 2);
+    this.#timing = timing;
     this.#stats = stats;
     // A claim's candidate confirms up to T + I after claiming and publishes within an operation
     // after: a claim counts as still only after T + 2I (see Staleness).
-    this.staleness = new Staleness(clock.now(), 2 * intervalMs);
+    this.staleness = new Staleness(clock.now(), timing.claimGraceMs);
     this.pongBase = clock.now();
   }
 
@@ -50,10 +48,10 @@ export class Following {
     const read = mode === 'poll' ? await this.#window.poll() : own !== undefined ? await this.#window.check(own) : await this.#window.read();
     this.readEwma = ewma(this.readEwma, read.at - read.startedAt);
     // Reads come every interval; a longer gap means we were not looking (see Staleness.sawRead).
-    const maxGap = 2 * this.#intervalMs;
+    const maxGap = this.#timing.readGapMs;
     // The same holds for PONGs: silence while the node was not looking (a gap between reads, or a
     // read that itself took longer) is no evidence that the leader stopped answering.
-    const blind = this.staleness.sawRead(read.startedAt, read.at, maxGap, read.reachable, this.#slowReadMs);
+    const blind = this.staleness.sawRead(read.startedAt, read.at, maxGap, read.reachable, this.#timing.slowReadMs);
     if (blind) this.pongBase = Math.max(this.pongBase, read.at);
     // A candidate's view of the others keeps timing from the start of a read: it only confirms a
     // claim already made, on stillness seen by reads that reached the store (Staleness.isSeenStill).
@@ -85,7 +83,7 @@ export class Following {
    * leadership, or to the same leadership at a lower Version (its leader restarted after the store
    * lost its data), once the remembered one went still: the better one may exist nowhere any more.
    */
-  absorb(read: LeaderWindowRead, role: Role, timeoutMs: number): Broadcast | undefined {
+  absorb(read: LeaderWindowRead, role: Role): Broadcast | undefined {
     for (const b of read.broadcasts) this.maxEra = Math.max(this.maxEra, b.era);
     const best = read.best;
     if (best === undefined) return undefined;
@@ -94,7 +92,7 @@ export class Following {
     // An observer never stands, so after the store lost its data it moves on to what the store
     // holds once what it remembered went stale; but only on a read of every nonce: a nonce it
     // could not read may hold the leadership it remembered, moving on (a lower era, say) there.
-    const moveOn = role === 'observer' && wentBack && readEveryNonce(read) && this.staleness.isStale(read.at, timeoutMs);
+    const moveOn = role === 'observer' && wentBack && readEveryNonce(read) && this.staleness.isStale(read.at, this.#timing.timeoutMs);
     if (!supersedes(best, this.bestSeen) && !moveOn) return undefined;
     // Stillness is timed from the start of the read that first saw the change: the change landed
     // after `startedAt − read latency` at the earliest, so a leader whose lease ends R after its
@@ -117,7 +115,8 @@ export class Following {
   }
 
   /**
-   * The follower's rule (seed 003 §2–3) at `now`: stand when the best leadership stood still for T
+   * The follower's rule at `now`, for a follower that waits `delayMs` longer than the others
+   * (its stand tier): stand when the best leadership stood still for T
    * (`stale`) or said goodbye, or, while listed by the leader followed, when it has not PONGed
    * for T + 2I (PONGs are written once per interval and found once per interval, so two findings
    * are a whole number of intervals apart and up to 2I more than the leader's silence; the clock
@@ -126,17 +125,18 @@ export class Following {
    * claim is the best) the follower waits for the claim to confirm or go still, or claims would
    * keep overtaking one another.
    */
-  standReason(now: number, timeoutMs: number, leader: LeaderInfo | undefined, listed: boolean): 'stale' | 'goodbye' | 'pong-timeout' | undefined {
-    if (this.staleness.isStale(now, timeoutMs)) return this.bestSeen && isGoodbye(this.bestSeen) ? 'goodbye' : 'stale';
+  standReason(now: number, delayMs: number, leader: LeaderInfo | undefined, listed: boolean): 'stale' | 'goodbye' | 'pong-timeout' | undefined {
+    if (this.staleness.isStale(now, this.#timing.timeoutMs + delayMs)) return this.bestSeen && isGoodbye(this.bestSeen) ? 'goodbye' : 'stale';
     if (listed && !this.#listed) this.pongBase = now;
     this.#listed = listed;
     const following = leader !== undefined && sameLeadership(this.bestSeen, { ...leader, version: 0, members: [] });
-    return listed && following && now - this.pongBase >= timeoutMs + 2 * this.#intervalMs ? 'pong-timeout' : undefined;
+    return listed && following && now - this.pongBase >= this.#timing.pongTimeoutMs + delayMs ? 'pong-timeout' : undefined;
   }
 
   /** When the follower will stand if nothing changes (for a precise wake-up). */
-  standAt(timeoutMs: number): number {
-    return Math.min(this.staleness.staleAt(timeoutMs), this.#listed ? this.pongBase + timeoutMs + 2 * this.#intervalMs : Infinity);
+  standAt(delayMs: number): number {
+    const { timeoutMs, pongTimeoutMs } = this.#timing;
+    return Math.min(this.staleness.staleAt(timeoutMs + delayMs), this.#listed ? this.pongBase + pongTimeoutMs + delayMs : Infinity);
   }
 }
 

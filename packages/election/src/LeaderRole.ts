@@ -276,11 +276,11 @@ export class LeaderRole {
         // T − R − operation timeout when re-validating, see docs/protocol.md): after a lapse, the
         // first publication only re-arms the chain, the next one renews.
         const { renewDeadlineMs: R } = this.#o.config;
-        const chain = this.#lapsed ? (complete ? Math.min(R, timeoutMs - R - operationTimeoutMs) : -Infinity) : R;
+        const chain = this.#lapsed ? (complete ? this.#o.config.timing.revalidateChainMs : -Infinity) : R;
         const renewed = cycleStart - this.#publishedCycle < chain && this.#renew(cycleStart);
         this.#publishedCycle = cycleStart;
         this.#syncWorkers();
-        this.#scheduleBeat(cycleStart + this.#o.config.intervalMs / 2);
+        this.#scheduleBeat(cycleStart + this.#o.config.timing.beatOffsetMs);
         return { outcome: 'published', broadcast: next, renewed, again: !renewed && this.#lapsed && complete };
       } catch (error) {
         if (this.#ending) return { outcome: 'ended' };
@@ -311,7 +311,7 @@ export class LeaderRole {
     if (step === undefined) return;
     const { kv, clock, operationTimeoutMs, timeoutMs } = this.#o.config;
     this.#o.stats.count('list.step.write');
-    withDeadline(clock, operationTimeoutMs, 'list step write', kv.set(this.#o.keys.listStep(to), formatListStep(step), { ttlMs: 4 * timeoutMs })).catch(() => {
+    withDeadline(clock, operationTimeoutMs, 'list step write', kv.set(this.#o.keys.listStep(to), formatListStep(step), { ttlMs: this.#o.config.timing.listStepTtlMs })).catch(() => {
       // A missed shortcut: followers read the whole list. The store's failures are logged by the publication.
       this.#o.stats.count('list.step.failed');
     });
@@ -429,7 +429,7 @@ export class LeaderRole {
         clock,
         logger,
         intervalMs,
-        timeoutMs,
+        quietMs: this.#o.config.timing.followerQuietMs,
         opTimeoutMs: operationTimeoutMs,
         round: this.#round,
         onPing: (rttMs) => {

@@ -89,7 +89,9 @@ export interface LeaderWindowOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   /** Longest a window read may take before it counts as failed. */
-  readonly timeoutMs: number;
+  readonly opTimeoutMs: number;
+  /** How long a read may spend on list steps before it reads the whole list instead. */
+  readonly listStepBudgetMs: number;
   /**
    * {@link LeaderWindow.poll} scans the whole window when the Version it follows has been still for
    * longer than this (so a claim made elsewhere is found within about this plus one poll).
@@ -204,10 +206,10 @@ export class LeaderWindow {
 
   /** Reads every nonce of the window in parallel. Never rejects. */
   async read(signal?: AbortSignal): Promise<LeaderWindowRead> {
-    const { kv, key, clock, timeoutMs } = this.#o;
+    const { kv, key, clock, opTimeoutMs } = this.#o;
     const startedAt = clock.now();
     // Each nonce has its own deadline: a hung shard makes its nonce unavailable, not the window.
-    const raw = await readWindow(kv, key, { ...(signal && { signal }), deadline: { clock, ms: timeoutMs } });
+    const raw = await readWindow(kv, key, { ...(signal && { signal }), deadline: { clock, ms: opTimeoutMs } });
     const slots = raw.map((s): LeaderSlot => {
       if (!s.ok) return { nonce: s.nonce, state: 'unavailable', error: s.error };
       if (s.value === null) return { nonce: s.nonce, state: 'empty' };
@@ -234,7 +236,7 @@ export class LeaderWindow {
    * {@link read} does. Never rejects.
    */
   async check(own: OwnPublication, signal?: AbortSignal): Promise<LeaderWindowRead> {
-    const { kv, key, clock, timeoutMs } = this.#o;
+    const { kv, key, clock, opTimeoutMs } = this.#o;
     const startedAt = clock.now();
     const mine = own.broadcast;
     const ownHeaderBytes = Buffer.byteLength(formatHeader(mine));
@@ -242,7 +244,7 @@ export class LeaderWindow {
     const look = async (nonce: number, bytes: number): Promise<LeaderSlot> => {
       let head: string;
       try {
-        head = await withDeadline(clock, timeoutMs, 'leader header read', kv.getRange(key.at(nonce), 0, bytes - 1, { signal }));
+        head = await withDeadline(clock, opTimeoutMs, 'leader header read', kv.getRange(key.at(nonce), 0, bytes - 1, { signal }));
       } catch (error) {
         return { nonce, state: 'unavailable', error };
       }
@@ -255,7 +257,7 @@ export class LeaderWindow {
       if (nonce === own.nonce && order === 0 && h.version === mine.version) return { nonce, state: 'broadcast', raw: own.raw, broadcast: mine };
       if (nonce !== own.nonce && (order > 0 || (order === 0 && h.version <= mine.version))) return { nonce, state: 'behind', header: h };
       try {
-        const value = await withDeadline(clock, timeoutMs, 'leader key read', kv.get(key.at(nonce), { signal }));
+        const value = await withDeadline(clock, opTimeoutMs, 'leader key read', kv.get(key.at(nonce), { signal }));
         return value === null ? { nonce, state: 'empty' } : this.#parse(nonce, value);
       } catch (error) {
         // The header alone shows `own`'s leadership publishing: progress, whatever its list.
@@ -314,7 +316,7 @@ export class LeaderWindow {
    * was not read whole, and nonces not in `nonces`, are {@link NOT_READ}.
    */
   async #heads(nonces: readonly number[], signal: AbortSignal | undefined): Promise<{ slots: LeaderSlot[]; reachable: boolean; moving?: BroadcastHeader }> {
-    const { kv, key, clock, timeoutMs } = this.#o;
+    const { kv, key, clock, opTimeoutMs } = this.#o;
     const known = this.#known;
     const slots: LeaderSlot[] = key.keys().map((_, nonce) => ({ nonce, state: 'unavailable', error: NOT_READ }));
     const pending: { nonce: number; header: BroadcastHeader }[] = [];
@@ -323,7 +325,7 @@ export class LeaderWindow {
     const look = async (nonce: number, bytes: number): Promise<void> => {
       let head: string;
       try {
-        head = await withDeadline(clock, timeoutMs, 'leader header read', kv.getRange(key.at(nonce), 0, bytes - 1, { signal }));
+        head = await withDeadline(clock, opTimeoutMs, 'leader header read', kv.getRange(key.at(nonce), 0, bytes - 1, { signal }));
       } catch (error) {
         slots[nonce] = { nonce, state: 'unavailable', error };
         return;
@@ -375,7 +377,7 @@ export class LeaderWindow {
           return built;
         }
         try {
-          const value = await withDeadline(clock, timeoutMs, 'leader key read', kv.get(key.at(p.nonce), { signal }));
+          const value = await withDeadline(clock, opTimeoutMs, 'leader key read', kv.get(key.at(p.nonce), { signal }));
           slots[p.nonce] = value === null ? { nonce: p.nonce, state: 'empty' } : this.#parse(p.nonce, value);
           if (value !== null) this.#o.onList?.('whole');
         } catch (error) {
@@ -420,13 +422,13 @@ export class LeaderWindow {
    * one timeout, not one per poll). Never rejects.
    */
   async #fromSteps(h: BroadcastHeader, signal: AbortSignal | undefined): Promise<Broadcast | undefined> {
-    const { kv, clock, timeoutMs, stepKey } = this.#o;
+    const { kv, clock, opTimeoutMs, stepKey } = this.#o;
     const start = clock.now();
     if (stepKey === undefined || h.version === 0 || start < this.#stepsOffUntil) return undefined;
     const chain: ListStep[] = [];
     let target = listIdOf(h);
     for (let hop = 0; hop < MAX_STEPS; hop++) {
-      const left = start + timeoutMs / 2 - clock.now();
+      const left = start + this.#o.listStepBudgetMs - clock.now();
       let value: string | null;
       try {
         if (left <= 0) throw new Error('list steps took too long');

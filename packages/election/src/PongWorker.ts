@@ -17,7 +17,8 @@ export interface PongWorkerOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly intervalMs: number;
-  readonly timeoutMs: number;
+  /** With no news for longer than this, the worker looks for its follower at the other nonces. */
+  readonly quietMs: number;
   readonly opTimeoutMs: number;
   /**
    * The beat shared by all the leader's workers, so that their commands of one interval leave
@@ -38,7 +39,7 @@ export interface PongWorkerOptions {
  * Each follower has its own worker, so one slow follower never delays the others or the broadcast.
  *
  * The follower moves its id key to the next nonce when the key is unavailable. When the worker
- * has had no news for more than 1.5 intervals (or before its first) and its PONG found no fresh
+ * has had no news for more than `quietMs` (1.5 intervals) (or before its first) and its PONG found no fresh
  * PING either, it then reads the other nonces of the window, and follows the follower to one whose PING changed since its previous
  * read there. News needs a value this worker saw before at the same nonce, so what a dead
  * follower, or an earlier run of the same id, left behind (old PINGs, a LEAVE) never counts.
@@ -75,10 +76,10 @@ export class PongWorker {
 
   /** One round: PONG where the follower was last found (and, when it went quiet, look elsewhere). */
   async step(): Promise<void> {
-    const { clock, intervalMs } = this.#o;
+    const { clock, quietMs } = this.#o;
     const window = this.#key.window;
     const here = this.#key.nonce;
-    const quiet = this.#failed || this.#lastNewsAt === undefined || clock.now() - this.#lastNewsAt > 1.5 * intervalMs;
+    const quiet = this.#failed || this.#lastNewsAt === undefined || clock.now() - this.#lastNewsAt > quietMs;
     // The first PONG here cannot tell a fresh PING from an old one; nor could reads of the other
     // nonces, so they wait for the next round (a new leader's N workers send N commands, not 3N).
     const first = !this.#seen.has(here);

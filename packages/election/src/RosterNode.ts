@@ -109,16 +109,17 @@ export class RosterNode implements RosterNodeApi {
       key: this.#keys.leader(),
       clock,
       logger,
-      timeoutMs: operationTimeoutMs,
-      stillMs: 1.5 * intervalMs,
-      scanEveryMs: 5 * config.timeoutMs,
+      opTimeoutMs: operationTimeoutMs,
+      stillMs: config.timing.stillMs,
+      scanEveryMs: config.timing.scanEveryMs,
+      listStepBudgetMs: config.timing.listStepBudgetMs,
       onGarbage,
       // A new list is built from the steps the leader writes beside the broadcast when possible.
       stepKey: (to) => this.#keys.listStep(to),
       ...(config.listCache && { lists: config.listCache }),
       onList: (how) => this.#stats.count(`list.${how}`),
     });
-    this.#f = new Following(window, clock, intervalMs, config.timeoutMs, this.#stats);
+    this.#f = new Following(window, clock, config.timing, this.#stats);
     this.#pinger = new Pinger({ kv, key: this.#keys.idKey(this.id), clock, opTimeoutMs: operationTimeoutMs });
     this.#joiner = new Joiner({ kv, key: this.#keys.join(), clock, self: { id: this.id, weight: config.weight }, opTimeoutMs: operationTimeoutMs });
     this.#main = new Ticker({ clock, periodMs: intervalMs, logger, name: 'main', step: () => this.#step() });
@@ -243,7 +244,7 @@ export class RosterNode implements RosterNodeApi {
     if (role() === 'observer') return;
     // A node stands at most once per interval: a candidacy that ended at once (a lost race, a
     // claim that found garbage changing under it) is followed by a full interval of following.
-    const rested = clock.now() >= this.#stoodAt + intervalMs;
+    const rested = clock.now() >= this.#stoodAt + this.#cfg.timing.restMs;
     // Whatever the reason nothing new was seen for T (even no nonce readable), stand: the claim
     // goes to the lowest nonce that can be written, and progress seen first ends the candidacy.
     if (!read.reachable) {
@@ -252,9 +253,9 @@ export class RosterNode implements RosterNodeApi {
     }
     const leader = this.#view.leader;
     const listed = leader !== undefined && this.#view.lists(this.id);
-    const stand = this.#f.standReason(clock.now(), timeoutMs + this.#standDelay(), leader, listed);
+    const stand = this.#f.standReason(clock.now(), this.#standDelay(), leader, listed);
     if (stand && rested) return this.#becomeCandidate(stand);
-    if (leader !== undefined && !listed && this.#joiner.due(Math.max(timeoutMs, 3 * intervalMs))) {
+    if (leader !== undefined && !listed && this.#joiner.due(this.#cfg.timing.joinRetryMs)) {
       await this.#joiner.append().then(
         () => {
           this.#stats.count('join.append');
@@ -319,7 +320,7 @@ export class RosterNode implements RosterNodeApi {
     const read = await this.#f.read(c.others, 'read', this.#knownPublication());
     if (!this.#isCandidacy(c)) return;
     this.#absorb(read);
-    const decision = decide(c, read, clock.now(), this.#cfg);
+    const decision = decide(c, read, clock.now(), this.#cfg.timing);
     switch (decision.action) {
       case 'claim':
         return this.#claim(c, read, await record!);
@@ -360,7 +361,7 @@ export class RosterNode implements RosterNodeApi {
         // The claim replaced what the read saw there, so the candidate was looking until it landed:
         // the read, the claim and the settle time may together span more than two intervals on a
         // loaded node, which is not a pause (see Staleness.sawRead; a claim slower than that is).
-        c.others.sawRead(writeStartedAt, clock.now(), 2 * this.#cfg.intervalMs);
+        c.others.sawRead(writeStartedAt, clock.now(), this.#cfg.timing.readGapMs);
         this.#stats.count('claim');
         this.#f.maxEra = Math.max(this.#f.maxEra, era);
         logger.info({ node: this.id, era, nonce: written.claim.nonce }, 'claimed leadership');
@@ -504,7 +505,7 @@ export class RosterNode implements RosterNodeApi {
 
   /** Takes in a read; a follower follows the new best leadership (not a claim, not itself). */
   #absorb(read: LeaderWindowRead): void {
-    const best = this.#f.absorb(read, this.#phase.role, this.#cfg.timeoutMs);
+    const best = this.#f.absorb(read, this.#phase.role);
     if (this.#phase.role !== 'leader' && read.best !== undefined && sameLeadership(read.best, this.#f.bestSeen)) {
       const at = read.slots.find((slot) => slot.state === 'broadcast' && slot.broadcast === read.best);
       if (at) this.#broadcastNonce = at.nonce;
@@ -545,21 +546,20 @@ export class RosterNode implements RosterNodeApi {
    * read, that average counted at most up to the operation timeout.
    */
   #tierSpacing(): number {
-    const { intervalMs, operationTimeoutMs } = this.#cfg;
-    return intervalMs + 3 * Math.min(this.#f.readEwma ?? 0, operationTimeoutMs);
+    return this.#cfg.timing.tierSpacingMs(this.#f.readEwma);
   }
 
   #scheduleStaleCheck(): void {
-    const { clock, timeoutMs, intervalMs } = this.#cfg;
+    const { clock, timing } = this.#cfg;
     this.#staleTimer?.cancel();
     this.#staleTimer = undefined;
     if (this.#phase.role !== 'follower' || this.#state !== 'running') return;
-    const at = this.#f.standAt(timeoutMs + this.#standDelay());
+    const at = this.#f.standAt(this.#standDelay());
     // Only for precision: the regular step every interval checks as well. A stand due more than
     // 3I from now is left to a later step (which arms the timer then): in steady state the
     // Version moves every interval, and a timer re-armed at every step would be work for nothing.
     const wait = at - clock.now();
-    if (wait > 0 && wait <= 3 * intervalMs) this.#staleTimer = clock.setTimer(() => this.#main.poke(), wait);
+    if (wait > 0 && wait <= timing.staleCheckHorizonMs) this.#staleTimer = clock.setTimer(() => this.#main.poke(), wait);
   }
 
   // ─── Events ──────────────────────────────────────────────────────────────────────────────────

@@ -11,6 +11,7 @@ import {
 } from '@roster/kv-adapter';
 import { checkId, checkWeight, isValidId } from '@roster/follower';
 import { ListCache } from './listStep.js';
+import { deriveTiming, resolveDurations, type Timing } from './timing.js';
 
 /** Options of `createNode()`. */
 export interface RosterNodeOptions {
@@ -80,6 +81,8 @@ export interface ResolvedConfig extends NodeSettings {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly listCache?: ListCache;
+  /** Every duration of the protocol, by name (see {@link Timing}). */
+  readonly timing: Timing;
 }
 
 /** A fresh node id: a UUID without dashes, as libcluster generates (seed 002). */
@@ -91,14 +94,6 @@ export function newNodeId(): string {
 export function isValidNodeId(id: unknown): id is string {
   return isValidId(id);
 }
-
-function positiveInt(field: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new ConfigError(field, value, `Expected \`${field}\` to be a positive integer (milliseconds)`);
-  }
-  return value;
-}
-
 
 /**
  * Validates every option of `createNode()` except `kv`, throwing a `ConfigError` (code
@@ -139,25 +134,7 @@ function resolveTiming(options: Omit<RosterNodeOptions, 'kv'>): Omit<ResolvedCon
   Namespace.check('env', options.env);
   const id = options.id ?? newNodeId();
   checkId(id, 'id');
-  const intervalMs = positiveInt('intervalMs', options.intervalMs ?? 1000);
-  const timeoutMs = positiveInt('timeoutMs', options.timeoutMs ?? 5 * intervalMs);
-  if (timeoutMs <= 2 * intervalMs) {
-    throw new ConfigError('timeoutMs', timeoutMs, `Expected \`timeoutMs\` to be greater than twice \`intervalMs\` (${intervalMs})`);
-  }
-  const renewDeadlineMs = positiveInt('renewDeadlineMs', options.renewDeadlineMs ?? Math.floor(timeoutMs / 2));
-  if (renewDeadlineMs <= intervalMs || renewDeadlineMs >= timeoutMs - intervalMs) {
-    throw new ConfigError(
-      'renewDeadlineMs',
-      renewDeadlineMs,
-      `Expected \`renewDeadlineMs\` to be greater than \`intervalMs\` (${intervalMs}) and less than \`timeoutMs\` − \`intervalMs\` (${timeoutMs - intervalMs})`,
-    );
-  }
-  const settleMs = positiveInt('settleMs', options.settleMs ?? Math.max(1, Math.floor(intervalMs / 10)));
-  if (settleMs > intervalMs) throw new ConfigError('settleMs', settleMs, `Expected \`settleMs\` to be at most \`intervalMs\` (${intervalMs})`);
-  const operationTimeoutMs = positiveInt('operationTimeoutMs', options.operationTimeoutMs ?? Math.max(1, Math.floor(intervalMs / 2)));
-  if (operationTimeoutMs > intervalMs) {
-    throw new ConfigError('operationTimeoutMs', operationTimeoutMs, `Expected \`operationTimeoutMs\` to be at most \`intervalMs\` (${intervalMs})`);
-  }
+  const durations = resolveDurations(options);
   const nonceWindow = options.nonceWindow ?? DEFAULT_NONCE_WINDOW;
   if (!Number.isInteger(nonceWindow) || nonceWindow < 1 || nonceWindow > 1024) {
     throw new ConfigError('nonceWindow', nonceWindow, 'Expected `nonceWindow` to be an integer from 1 to 1024');
@@ -173,11 +150,8 @@ function resolveTiming(options: Omit<RosterNodeOptions, 'kv'>): Omit<ResolvedCon
   return {
     namespace: new Namespace(options.cluster, options.env),
     id,
-    intervalMs,
-    timeoutMs,
-    renewDeadlineMs,
-    settleMs,
-    operationTimeoutMs,
+    ...durations,
+    timing: deriveTiming(durations),
     nonceWindow,
     weight,
     observer: options.observer ?? false,

@@ -1,3 +1,4 @@
+import { deriveTiming, resolveDurations } from '../src/timing.js';
 import { describe, expect, it } from 'vitest';
 import { parseBroadcast, type Broadcast } from '@roster/follower';
 import { type LeaderWindowRead } from '../src/LeaderWindow.js';
@@ -6,7 +7,7 @@ import { KeyUnavailableError, StoreUnavailableError } from '@roster/kv-adapter';
 import { decide, writeClaim, type Candidacy } from '../src/Candidacy.js';
 import { WindowFixture, broadcast } from './support/window.js';
 
-const timing = { timeoutMs: 500, intervalMs: 100, settleMs: 50 };
+const timing = deriveTiming(resolveDurations({ intervalMs: 100, timeoutMs: 500, settleMs: 50 }));
 
 /** A candidacy begun at `now` following `basis`, whose other broadcasts were last seen changing at `changedAt`. */
 function unclaimed(basis: Broadcast | undefined, changedAt: number): Candidacy {
@@ -84,7 +85,7 @@ describe('Candidacy: the candidate’s rule', () => {
     expect(decide(c, unread(await f.read(), 1, new KeyUnavailableError('leader 1')), 500, timing)).toEqual({ action: 'lead' });
     expect(decide(c, unread(await f.read(), 0, new StoreUnavailableError('took longer than 50 ms', { timedOut: true })), 500, timing)).toEqual({ action: 'lead' });
     // Never read in full below its claim: it gives up after T + I, like any unconfirmed claim.
-    expect(decide(c, missed, 400 + timing.timeoutMs + timing.intervalMs + 1, timing)).toEqual({ action: 'follow', reason: 'claim-unconfirmed' });
+    expect(decide(c, missed, 400 + timing.claimTimeoutMs + 1, timing)).toEqual({ action: 'follow', reason: 'claim-unconfirmed' });
   });
 
   it('follows a better broadcast that appears after its claim', async () => {

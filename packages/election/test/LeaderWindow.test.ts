@@ -24,7 +24,7 @@ function setup(options: { steps?: boolean; lists?: ListCache } = {}) {
     key: new CompoundKey('leader', { window: 4 }),
     clock,
     logger: silentLogger,
-    timeoutMs: I / 2,
+    opTimeoutMs: I / 2, listStepBudgetMs: I / 4,
     stillMs: 1.5 * I,
     scanEveryMs: 5 * T,
     onGarbage: (_n, raw) => garbage.push(raw),
@@ -430,7 +430,7 @@ describe('LeaderWindow.poll with list steps', () => {
     const a = setup({ steps: true, lists: cache });
     const leader = publisher(a.store, { era: 1, nonce: 0, version: 0, id: 'node-0', members: members(100) });
     await leader.publish(leader.current.members.slice());
-    const b = { ...a, window: new LeaderWindow({ kv: a.faults.view(a.store, 'g'), key: new CompoundKey('leader', { window: 4 }), clock: a.clock, logger: silentLogger, timeoutMs: I / 2, stillMs: 1.5 * I, scanEveryMs: 5 * T, stepKey, lists: cache, onList: (how) => a.lists.push(how) }) };
+    const b = { ...a, window: new LeaderWindow({ kv: a.faults.view(a.store, 'g'), key: new CompoundKey('leader', { window: 4 }), clock: a.clock, logger: silentLogger, opTimeoutMs: I / 2, listStepBudgetMs: I / 4, stillMs: 1.5 * I, scanEveryMs: 5 * T, stepKey, lists: cache, onList: (how) => a.lists.push(how) }) };
     await a.window.poll();
     await b.window.poll();
     expect(a.lists).toEqual(['whole', 'cached']);
@@ -449,7 +449,7 @@ describe('LeaderWindow.poll with list steps', () => {
     const cache = new ListCache();
     const a = setup({ lists: cache });
     await a.store.set('leader 0', formatBroadcast({ era: 1, nonce: 0, version: 1000, id: 'node-0', members: members(500) }));
-    const windows = Array.from({ length: 20 }, () => new LeaderWindow({ kv: a.faults.view(a.store, 'g'), key: new CompoundKey('leader', { window: 4 }), clock: a.clock, logger: silentLogger, timeoutMs: I / 2, lists: cache }));
+    const windows = Array.from({ length: 20 }, () => new LeaderWindow({ kv: a.faults.view(a.store, 'g'), key: new CompoundKey('leader', { window: 4 }), clock: a.clock, logger: silentLogger, opTimeoutMs: I / 2, listStepBudgetMs: I / 4, lists: cache }));
     const reads = await Promise.all(windows.map((w) => w.poll()));
     expect(reads.every((r) => r.best?.members.length === 500)).toBe(true);
     expect(a.ops().filter((o) => o === 'get leader 0')).toHaveLength(1);

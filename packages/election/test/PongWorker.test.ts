@@ -22,7 +22,7 @@ function setup() {
       clock,
       logger: silentLogger,
       intervalMs: I,
-      timeoutMs: T,
+      quietMs: 1.5 * I,
       opTimeoutMs: I / 2,
       round,
       onPing: (rtt) => {

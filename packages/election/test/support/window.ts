@@ -9,7 +9,7 @@ export class WindowFixture {
   readonly clock = new VirtualClock();
   readonly kv = new MemoryKV({ clock: this.clock });
   readonly keys = new RosterKeys(new Namespace('test', 'spec'), 4);
-  readonly #window = new LeaderWindow({ kv: this.kv, key: this.keys.leader(), clock: this.clock, logger: silentLogger, timeoutMs: 50 });
+  readonly #window = new LeaderWindow({ kv: this.kv, key: this.keys.leader(), clock: this.clock, logger: silentLogger, opTimeoutMs: 50, listStepBudgetMs: 25 });
 
   /** The resolved configuration of node `id` on this store (I = 100, T = 500). */
   config(id: string): ResolvedConfig {

@@ -1,0 +1,56 @@
+import { ConfigError } from '@roster/kv-adapter';
+import { describe, expect, it } from 'vitest';
+import { deriveTiming, resolveDurations } from '../src/timing.js';
+
+describe('the timing table', () => {
+  it('derives every duration by name from I, T, R and the operation timeout (the defaults: I = 1 s)', () => {
+    const durations = resolveDurations({});
+    expect(durations).toEqual({ intervalMs: 1000, timeoutMs: 5000, renewDeadlineMs: 2500, settleMs: 100, operationTimeoutMs: 500 });
+    const { tierSpacingMs, ...named } = deriveTiming(durations);
+    expect(named).toEqual({
+      ...durations,
+      restMs: 1000,
+      stillMs: 1500,
+      scanEveryMs: 25_000,
+      readGapMs: 2000,
+      slowReadMs: 2500,
+      claimGraceMs: 2000,
+      claimTimeoutMs: 6000,
+      pongTimeoutMs: 7000,
+      joinRetryMs: 5000,
+      staleCheckHorizonMs: 3000,
+      followerQuietMs: 1500,
+      beatOffsetMs: 500,
+      listStepTtlMs: 20_000,
+      listStepBudgetMs: 250,
+      revalidateChainMs: 2000,
+    });
+    // I + 3 × the mean window read, that mean counted up to the operation timeout.
+    expect([undefined, 10, 400, 10_000].map(tierSpacingMs)).toEqual([1000, 1030, 2200, 2500]);
+  });
+
+  it('at a short timing the maxima take the other side (I = 100, T = 300: slow read 2I, join retry T, chain T − R − τ)', () => {
+    const t = deriveTiming(resolveDurations({ intervalMs: 100, timeoutMs: 300, renewDeadlineMs: 150 }));
+    expect([t.slowReadMs, t.joinRetryMs, t.revalidateChainMs]).toEqual([200, 300, 100]);
+    const u = deriveTiming(resolveDurations({ intervalMs: 100, timeoutMs: 2000 }));
+    expect([u.slowReadMs, u.joinRetryMs, u.revalidateChainMs]).toEqual([1000, 2000, 950]);
+  });
+
+  it('rejects durations that break the protocol, naming the field', () => {
+    const field = (options: Parameters<typeof resolveDurations>[0]): string | undefined => {
+      try {
+        resolveDurations(options);
+        return undefined;
+      } catch (error) {
+        return ConfigError.is(error) ? error.field : 'not a ConfigError';
+      }
+    };
+    expect(field({ intervalMs: 0 })).toBe('intervalMs');
+    expect(field({ intervalMs: 100, timeoutMs: 200 })).toBe('timeoutMs');
+    expect(field({ intervalMs: 100, timeoutMs: 500, renewDeadlineMs: 100 })).toBe('renewDeadlineMs');
+    expect(field({ intervalMs: 100, timeoutMs: 500, renewDeadlineMs: 400 })).toBe('renewDeadlineMs');
+    expect(field({ intervalMs: 100, settleMs: 101 })).toBe('settleMs');
+    expect(field({ intervalMs: 100, operationTimeoutMs: 101 })).toBe('operationTimeoutMs');
+    expect(field({ intervalMs: 100, timeoutMs: 500, renewDeadlineMs: 250, settleMs: 100, operationTimeoutMs: 100 })).toBeUndefined();
+  });
+});
