@@ -1,32 +1,25 @@
-import { RosterKeys, bestBroadcast, compareLeadership, formatBroadcast, isClaim, isGoodbye, sameLeadership, type Broadcast, type Member } from '@roster/follower';
-import { Joiner } from './Joiner.js';
-import { LeaderWindow, type LeaderWindowRead, type OwnPublication } from './LeaderWindow.js';
-import { Pinger } from './Pinger.js';
-import { Ticker } from './Ticker.js';
-import type { CompoundKey, Timer } from '@roster/kv-adapter';
-import { decide, writeClaim, type Candidacy } from './Candidacy.js';
+import { RosterKeys, bestBroadcast, compareLeadership, isClaim, isGoodbye, sameLeadership, type Broadcast, type Member } from '@roster/follower';
+import type { CompoundKey } from '@roster/kv-adapter';
+import { CandidateRole, type CandidateHost } from './CandidateRole.js';
+import type { Candidacy } from './Candidacy.js';
 import type { ResolvedConfig } from './config.js';
-import { readEraRecord, recordEra, type EraRecord } from './eraRecord.js';
+import { recordEra } from './eraRecord.js';
 import { NodeStateError } from './errors.js';
 import type { LeaderInfo, LeadershipLossReason, Role, RoleChangeReason, RosterUpdate, WatchFunction } from './events.js';
+import { FaultLog } from './FaultLog.js';
+import { FollowerRole, type FollowerHost } from './FollowerRole.js';
+import { Following } from './Following.js';
 import { LeaderRole } from './LeaderRole.js';
+import { LeaderWindow, type LeaderWindowRead } from './LeaderWindow.js';
 import type { NodeState, RosterNode as RosterNodeApi } from './node.js';
 import { NodeStats } from './NodeStats.js';
 import { NodeView } from './NodeView.js';
-import { Following } from './Following.js';
-
-/**
- * How members stand after the leader's broadcast went still for T, by their rank after the leader
- * in its list: the first three at T, the next 27 one tier spacing later (about an interval), the
- * rest two spacings later. A tier stands only if the claims of the tiers before it did not reach
- * the window by then.
- */
-const STAND_TIERS = [3, 30] as const;
+import { Ticker } from './Ticker.js';
 
 /** The role with what the node holds in it. */
 type Phase =
   | { readonly role: 'follower' | 'observer' }
-  | { readonly role: 'candidate'; readonly candidacy: Candidacy }
+  | { readonly role: 'candidate'; readonly candidate: CandidateRole }
   | { readonly role: 'leader'; readonly lead: LeaderRole };
 
 /**
@@ -50,9 +43,10 @@ type Phase =
  * dethrones it), but users are told `candidate` meanwhile: the role shown (`#shown`) is `leader`
  * exactly while the lease holds.
  *
- * Every transition is in this file. The candidate's rule is {@link decide}; what a leader holds
- * (lease, publication, PONG workers, JOIN poller, teardown) is a {@link LeaderRole}; the loops are
- * small collaborators it starts and stops.
+ * Every transition is in this file; each role's rules are in its own object, which answers with
+ * the transition it wants: {@link FollowerRole} (following, PINGs, joining, when to stand),
+ * {@link CandidateRole} (claim and confirm), {@link LeaderRole} (lease, publication, members).
+ * What the node knows of the leadership, whatever its role, is its {@link Following}.
  */
 export class RosterNode implements RosterNodeApi {
   readonly id: string;
@@ -61,11 +55,15 @@ export class RosterNode implements RosterNodeApi {
   readonly #view: NodeView;
   /** The leader key as this node writes it (claims, publications). */
   readonly #leaderKey: CompoundKey;
-  readonly #pinger: Pinger;
-  readonly #joiner: Joiner;
   readonly #main: Ticker;
-  readonly #pingTicker: Ticker;
   readonly #stats = new NodeStats();
+  /** What this node knows of the leadership, in every role. */
+  readonly #following: Following;
+  readonly #follower: FollowerRole;
+  /** Logs a failing claim once per change of state, across candidacies. */
+  readonly #claimLog: FaultLog;
+  /** What the role objects see of this node. */
+  readonly #host: FollowerHost & CandidateHost;
 
   #state: NodeState = 'idle';
   #phase: Phase;
@@ -74,35 +72,24 @@ export class RosterNode implements RosterNodeApi {
    * a leader whose lease does not hold: users see `candidate` until it is re-validated.
    */
   #shown: Role;
-  /** When this node last stood: it stands at most once per interval, whatever ended its candidacy. */
-  #stoodAt = Number.NEGATIVE_INFINITY;
   #stopping: Promise<void> | undefined;
   #started: Promise<void> | undefined;
   #firstStep: (() => void) | undefined;
-  /** Whether the last PING failed (its failure is logged once, when it starts). */
-  #pingFailing = false;
-  /** Whether the last claim, or the last join, failed for the store (each logged once, likewise). */
-  #claimFailing = false;
-  #joinFailing = false;
   /** Whether the last publication met another write (it is retried at once only once in a row). */
   #conflicted = false;
-
-  readonly #f: Following;
   /** Where the best broadcast was last found (or, leading, written): see `broadcastNonce`. */
   #broadcastNonce: number | undefined;
-  #staleTimer: Timer | undefined;
 
   /** @internal Use `createNode()`. */
   constructor(config: ResolvedConfig) {
     this.#cfg = config;
     this.id = config.id;
-    const { kv, clock, logger, intervalMs, operationTimeoutMs } = config;
+    const { kv, clock, logger, intervalMs, operationTimeoutMs, timing } = config;
     this.#keys = new RosterKeys(config.namespace, config.nonceWindow);
     this.#view = new NodeView(logger);
     this.#phase = { role: config.observer ? 'observer' : 'follower' };
     this.#shown = this.#phase.role;
     this.#leaderKey = this.#keys.leader();
-    const onGarbage = (): void => this.#stats.count('garbage');
     // Followers poll one nonce's header; the whole window when the Version went still, or every 5T.
     const window = new LeaderWindow({
       kv,
@@ -110,20 +97,36 @@ export class RosterNode implements RosterNodeApi {
       clock,
       logger,
       opTimeoutMs: operationTimeoutMs,
-      stillMs: config.timing.stillMs,
-      scanEveryMs: config.timing.scanEveryMs,
-      listStepBudgetMs: config.timing.listStepBudgetMs,
-      onGarbage,
+      stillMs: timing.stillMs,
+      scanEveryMs: timing.scanEveryMs,
+      listStepBudgetMs: timing.listStepBudgetMs,
+      onGarbage: () => this.#stats.count('garbage'),
       // A new list is built from the steps the leader writes beside the broadcast when possible.
       stepKey: (to) => this.#keys.listStep(to),
       ...(config.listCache && { lists: config.listCache }),
       onList: (how) => this.#stats.count(`list.${how}`),
     });
-    this.#f = new Following(window, clock, config.timing, this.#stats);
-    this.#pinger = new Pinger({ kv, key: this.#keys.idKey(this.id), clock, opTimeoutMs: operationTimeoutMs });
-    this.#joiner = new Joiner({ kv, key: this.#keys.join(), clock, self: { id: this.id, weight: config.weight }, opTimeoutMs: operationTimeoutMs });
+    this.#following = new Following(window, clock, timing, this.#stats);
+    this.#claimLog = new FaultLog(logger, 'claim failed');
+    const host: FollowerHost & CandidateHost = {
+      config,
+      keys: this.#keys,
+      stats: this.#stats,
+      view: this.#view,
+      following: this.#following,
+      leaderKey: this.#leaderKey,
+      claimLog: this.#claimLog,
+      role: (): Role => this.#phase.role,
+      running: () => this.#state === 'running',
+      stopped: () => this.#state === 'stopped',
+      broadcastNonce: () => this.#broadcastNonce,
+      current: (role: CandidateRole) => this.#isCandidacy(role),
+      absorb: (read: LeaderWindowRead) => this.#absorb(read),
+      poke: () => this.#main.poke(),
+    };
+    this.#host = host;
+    this.#follower = new FollowerRole(host);
     this.#main = new Ticker({ clock, periodMs: intervalMs, logger, name: 'main', step: () => this.#step() });
-    this.#pingTicker = new Ticker({ clock, periodMs: intervalMs, logger, name: 'pinger', step: () => this.#pingStep() });
   }
 
   // ─── Public surface (documented on the RosterNode interface) ─────────────────────────────────
@@ -157,7 +160,7 @@ export class RosterNode implements RosterNodeApi {
   }
 
   get latency(): { readonly windowReadMs: number | undefined; readonly pongRoundTripMs: number | undefined } {
-    return { windowReadMs: this.#f.readEwma, pongRoundTripMs: this.#f.rttEwma };
+    return { windowReadMs: this.#following.readEwma, pongRoundTripMs: this.#following.rttEwma };
   }
   get broadcastNonce(): number | undefined {
     return this.#broadcastNonce;
@@ -182,7 +185,7 @@ export class RosterNode implements RosterNodeApi {
     this.#cfg.logger.info({ node: this.id, role: this.#shown }, 'node starting');
     this.#started = new Promise<void>((resolve) => (this.#firstStep = resolve));
     this.#main.start();
-    if (!this.#cfg.observer) this.#pingTicker.start();
+    this.#follower.start();
     return this.#started;
   }
 
@@ -195,10 +198,10 @@ export class RosterNode implements RosterNodeApi {
     if (this.#state === 'stopped') return;
     this.#state = 'stopped';
     this.#stopping ??= Promise.resolve();
-    this.#quiet();
     void this.#main.stop();
-    void this.#pingTicker.stop();
+    void this.#follower.stop();
     const phase = this.#phase;
+    if (phase.role === 'candidate') phase.candidate.end();
     if (phase.role === 'leader') {
       this.#setPhase({ role: 'follower' }, 'destroyed');
       void phase.lead.end('destroyed');
@@ -217,10 +220,17 @@ export class RosterNode implements RosterNodeApi {
       const phase = this.#phase;
       switch (phase.role) {
         case 'follower':
-        case 'observer':
-          return await this.#followerStep();
-        case 'candidate':
-          return await this.#candidateStep(phase.candidacy);
+        case 'observer': {
+          const stand = await this.#follower.step();
+          if (stand !== undefined) this.#becomeCandidate(stand);
+          return;
+        }
+        case 'candidate': {
+          const next = await phase.candidate.step();
+          if (next === undefined || !this.#isCandidacy(phase.candidate)) return;
+          if (next.to === 'follower') return this.#becomeFollower(next.reason);
+          return await this.#becomeLeader(next.candidacy, next.read);
+        }
         case 'leader':
           return await this.#leaderStep(phase.lead);
       }
@@ -230,156 +240,12 @@ export class RosterNode implements RosterNodeApi {
     }
   }
 
-  /** Follower: read the broadcast, follow it, stand when {@link Following.standReason} says so, or join. */
-  async #followerStep(): Promise<void> {
-    // An observer whose leadership went still may move on to what the store holds, which takes a
-    // read of every nonce (see Following.absorb); otherwise a poll.
-    const { clock, timeoutMs, intervalMs } = this.#cfg;
-    const role = (): Role => this.#phase.role;
-    const whole = role() === 'observer' && this.#f.staleness.isStale(clock.now(), timeoutMs);
-    const read = await this.#f.read(undefined, whole ? 'read' : 'poll');
-    if ((role() !== 'follower' && role() !== 'observer') || this.#state === 'stopped') return;
-    this.#absorb(read);
-    this.#scheduleStaleCheck();
-    if (role() === 'observer') return;
-    // A node stands at most once per interval: a candidacy that ended at once (a lost race, a
-    // claim that found garbage changing under it) is followed by a full interval of following.
-    const rested = clock.now() >= this.#stoodAt + this.#cfg.timing.restMs;
-    // Whatever the reason nothing new was seen for T (even no nonce readable), stand: the claim
-    // goes to the lowest nonce that can be written, and progress seen first ends the candidacy.
-    if (!read.reachable) {
-      if (rested && this.#f.staleness.isStale(clock.now(), timeoutMs)) this.#becomeCandidate('unreachable');
-      return;
-    }
-    const leader = this.#view.leader;
-    const listed = leader !== undefined && this.#view.lists(this.id);
-    const stand = this.#f.standReason(clock.now(), this.#standDelay(), leader, listed);
-    if (stand && rested) return this.#becomeCandidate(stand);
-    if (leader !== undefined && !listed && this.#joiner.due(this.#cfg.timing.joinRetryMs)) {
-      await this.#joiner.append().then(
-        () => {
-          this.#stats.count('join.append');
-          this.#joinFailing = false;
-        },
-        (error: unknown) => {
-          if (!this.#joinFailing) this.#cfg.logger.warn({ err: error }, 'could not append to the join key');
-          this.#joinFailing = true;
-        },
-      );
-    }
-  }
-
-  /** Follower: PING the leader through the id key; a PONG proves the leader alive. */
-  async #pingStep(): Promise<void> {
-    if (this.#phase.role === 'leader' || this.#state !== 'running') return;
-    await this.#pinger.step().then(
-      () => {
-        this.#stats.count('ping');
-        if (this.#pingFailing) this.#cfg.logger.info({ node: this.id }, 'PING works again');
-        this.#pingFailing = false;
-        this.#f.pinged(this.#pinger.lastPongAt, this.#pinger.lastRttMs);
-      },
-      (error: unknown) => {
-        // Once per change of state, not once per interval.
-        if (!this.#pingFailing) this.#cfg.logger.warn({ err: error }, 'PING failed');
-        this.#pingFailing = true;
-      },
-    );
-  }
-
   #becomeCandidate(reason: RoleChangeReason): void {
-    this.#stoodAt = this.#cfg.clock.now();
+    this.#follower.stood();
     this.#stats.count('candidacy');
     this.#stats.count(`candidacy.${reason}`);
-    this.#setPhase({ role: 'candidate', candidacy: { phase: 'unclaimed', basis: this.#f.bestSeen, others: this.#f.staleness.clone(), blind: reason === 'unreachable' } }, reason);
+    this.#setPhase({ role: 'candidate', candidate: new CandidateRole(this.#host, reason === 'unreachable') }, reason);
     this.#main.poke();
-  }
-
-  /**
-   * The broadcast a candidate knows whole and where it was found, so that its reads of the window
-   * take that nonce by its header when it still holds exactly that broadcast (`LeaderWindow.check`),
-   * rather than reading the old leader's whole list again: after a crash in a group of N, each of
-   * the few candidates would read N ids at every step.
-   */
-  #knownPublication(): OwnPublication | undefined {
-    const b = this.#f.bestSeen;
-    const nonce = this.#broadcastNonce;
-    if (b === undefined || nonce === undefined || isGoodbye(b)) return undefined;
-    if (this.#known?.broadcast !== b || this.#known.nonce !== nonce) this.#known = { nonce, broadcast: b, raw: formatBroadcast(b) };
-    return this.#known;
-  }
-  #known: OwnPublication | undefined;
-
-  /** Candidate: read, then claim, lead, follow or wait as {@link decide} rules. */
-  async #candidateStep(c: Candidacy): Promise<void> {
-    const { kv, clock, operationTimeoutMs } = this.#cfg;
-    // Before a claim, the era record is read together with the window: a claim is then one round
-    // trip after the read, not two (each round trip is long on a loaded node, and the later
-    // members stand if the claim is not in the window by then).
-    const record = c.phase === 'unclaimed' ? readEraRecord(kv, this.#keys.era(), clock, operationTimeoutMs, () => this.#stats.count('garbage')) : undefined;
-    const read = await this.#f.read(c.others, 'read', this.#knownPublication());
-    if (!this.#isCandidacy(c)) return;
-    this.#absorb(read);
-    const decision = decide(c, read, clock.now(), this.#cfg.timing);
-    switch (decision.action) {
-      case 'claim':
-        return this.#claim(c, read, await record!);
-      case 'follow':
-        return this.#becomeFollower(decision.reason);
-      case 'lead':
-        if (c.phase === 'claimed') await this.#becomeLeader(c, read);
-        return;
-      case 'wait':
-        if (c.phase === 'claimed' && decision.at !== undefined) {
-          c.settle?.cancel();
-          c.settle = clock.setTimer(() => this.#main.poke(), Math.max(0, decision.at - clock.now()));
-        }
-    }
-  }
-
-  /** Claims `max era seen + 1` (in the window and in the era `record`) at the lowest leader-key nonce it can write. */
-  async #claim(c: Candidacy, read: LeaderWindowRead, record: EraRecord): Promise<void> {
-    const { kv, clock, settleMs, operationTimeoutMs, weight, logger } = this.#cfg;
-    this.#f.maxEra = Math.max(this.#f.maxEra, record.era);
-    if (!this.#isCandidacy(c)) return;
-    // A node that knows no era at all (it just started, and read none) cannot tell a new store from
-    // one whose era is hidden: while a leader nonce and an era nonce are both unreadable, claiming
-    // era 1 could rank below a leadership held there. It waits for one of them to answer.
-    if (this.#f.maxEra === 0 && !record.complete && read.slots.some((s) => s.state === 'unavailable')) {
-      this.#stats.count('claim.deferred');
-      return;
-    }
-    const era = this.#f.maxEra + 1;
-    const claim = { era, version: 0, id: this.id, members: [{ id: this.id, weight }] };
-    const current = (): boolean => this.#isCandidacy(c);
-    const writeStartedAt = clock.now();
-    const written = await writeClaim({ kv, clock, opTimeoutMs: operationTimeoutMs, key: this.#leaderKey, read, claim, current });
-    if (written.outcome !== 'claimed') this.#stats.count(`claim.${written.outcome}`);
-    if (written.outcome === 'claimed' || written.outcome === 'race-lost') this.#claimFailing = false;
-    switch (written.outcome) {
-      case 'claimed': {
-        // The claim replaced what the read saw there, so the candidate was looking until it landed:
-        // the read, the claim and the settle time may together span more than two intervals on a
-        // loaded node, which is not a pause (see Staleness.sawRead; a claim slower than that is).
-        c.others.sawRead(writeStartedAt, clock.now(), this.#cfg.timing.readGapMs);
-        this.#stats.count('claim');
-        this.#f.maxEra = Math.max(this.#f.maxEra, era);
-        logger.info({ node: this.id, era, nonce: written.claim.nonce }, 'claimed leadership');
-        const claimed: Candidacy & { phase: 'claimed' } = { ...c, phase: 'claimed', claim: written.claim, raw: written.raw, claimedAt: clock.now(), settle: undefined };
-        claimed.settle = clock.setTimer(() => this.#main.poke(), settleMs);
-        this.#phase = { role: 'candidate', candidacy: claimed };
-        return;
-      }
-      case 'race-lost':
-        return this.#becomeFollower('claim-race-lost');
-      case 'failed':
-        // Once per change of state, not at every step of a candidacy against a dead store.
-        if (!this.#claimFailing) logger.warn({ err: written.error }, 'claim failed');
-        this.#claimFailing = true;
-        return;
-      case 'abandoned':
-        return;
-    }
   }
 
   /**
@@ -414,7 +280,7 @@ export class RosterNode implements RosterNodeApi {
       poke: () => this.#main.poke(),
       onBeat: (b) => {
         if (!this.#isLeading(lead)) return;
-        this.#f.sawOwn(b, clock.now());
+        this.#following.sawOwn(b, clock.now());
         this.#view.setMembers(b);
       },
     });
@@ -443,19 +309,14 @@ export class RosterNode implements RosterNodeApi {
     if (!lead.holdsLease(cycleStart)) lead.lapse();
     const release = await lead.hold();
     try {
-      await this.#leaderCycle(lead, cycleStart);
+      const read = await this.#following.read(undefined, 'read', lead.own);
+      if (!this.#isLeading(lead)) return;
+      this.#absorb(read);
+      if (bestBroadcast(read.broadcasts.filter((b) => compareLeadership(b, lead.broadcast) < 0))) return this.#stepDown(lead, 'dethroned');
+      await this.#publish(lead, read, cycleStart);
     } finally {
       release();
     }
-  }
-
-  /** One leader cycle, with beats held off (see LeaderRole.hold). */
-  async #leaderCycle(lead: LeaderRole, cycleStart: number): Promise<void> {
-    const read = await this.#f.read(undefined, 'read', lead.own);
-    if (!this.#isLeading(lead)) return;
-    this.#absorb(read);
-    if (bestBroadcast(read.broadcasts.filter((b) => compareLeadership(b, lead.broadcast) < 0))) return this.#stepDown(lead, 'dethroned');
-    return this.#publish(lead, read, cycleStart);
   }
 
   /** Publishes on `read` (checked for a better leadership), and takes in the outcome. */
@@ -467,7 +328,7 @@ export class RosterNode implements RosterNodeApi {
     if (published.outcome === 'conflict' && !this.#conflicted) this.#main.poke();
     this.#conflicted = published.outcome === 'conflict';
     if (published.outcome !== 'published') return;
-    this.#f.sawOwn(published.broadcast, this.#cfg.clock.now());
+    this.#following.sawOwn(published.broadcast, this.#cfg.clock.now());
     this.#broadcastNonce = this.#leaderKey.nonce;
     this.#view.setMembers(published.broadcast);
     // Re-validating: the next cycle, at once, renews the lease.
@@ -483,9 +344,9 @@ export class RosterNode implements RosterNodeApi {
   }
 
   #becomeFollower(reason: RoleChangeReason): void {
-    this.#quiet();
-    this.#joiner.reset();
-    this.#f.pongBase = this.#cfg.clock.now();
+    const phase = this.#phase;
+    if (phase.role === 'candidate') phase.candidate.end();
+    this.#follower.followed();
     this.#setPhase({ role: 'follower' }, reason);
     if (this.#view.leader?.id === this.id) this.#setLeader(undefined);
     this.#main.poke();
@@ -493,20 +354,18 @@ export class RosterNode implements RosterNodeApi {
 
   // A step in flight when `destroy()` came finishes its store operation after it: from then on it
   // changes nothing (a destroyed candidate that confirmed would lead with nobody to end it).
-  #isCandidacy(c: Candidacy): boolean {
-    return this.#phase.role === 'candidate' && this.#phase.candidacy === c && this.#state !== 'stopped';
+  #isCandidacy(candidate: CandidateRole): boolean {
+    return this.#phase.role === 'candidate' && this.#phase.candidate === candidate && this.#state !== 'stopped';
   }
 
   #isLeading(lead: LeaderRole): boolean {
     return this.#phase.role === 'leader' && this.#phase.lead === lead && this.#state !== 'stopped';
   }
 
-  // ─── Following ───────────────────────────────────────────────────────────────────────────────
-
   /** Takes in a read; a follower follows the new best leadership (not a claim, not itself). */
   #absorb(read: LeaderWindowRead): void {
-    const best = this.#f.absorb(read, this.#phase.role);
-    if (this.#phase.role !== 'leader' && read.best !== undefined && sameLeadership(read.best, this.#f.bestSeen)) {
+    const best = this.#following.absorb(read, this.#phase.role);
+    if (this.#phase.role !== 'leader' && read.best !== undefined && sameLeadership(read.best, this.#following.bestSeen)) {
       const at = read.slots.find((slot) => slot.state === 'broadcast' && slot.broadcast === read.best);
       if (at) this.#broadcastNonce = at.nonce;
     }
@@ -519,47 +378,6 @@ export class RosterNode implements RosterNodeApi {
     if (isClaim(best) || best.id === this.id) return;
     this.#setLeader(best);
     this.#view.setMembers(best);
-  }
-
-  /**
-   * How much longer than T this follower waits before it stands, by its rank after the leader (by
-   * id, the same order on every node; see {@link STAND_TIERS}): nothing for the first three, one
-   * tier spacing (about an interval, see {@link #tierSpacing}) for the next 27, two for the
-   * others. By then the earlier tiers' claims are in the window, and the later members' polls
-   * (which scan every nonce once the Version is still) follow a claim instead of standing. So a
-   * crash of the leader of N members starts a few candidacies, not N: a claim takes a few store
-   * round trips, which a loaded process may stretch past one interval, and thousands of
-   * candidates at once would load the store further. Standing later is always safe; a node not
-   * listed stands at T.
-   */
-  #standDelay(): number {
-    const rank = this.#view.rankOf(this.id, this.#view.leader?.id);
-    if (rank === undefined) return 0;
-    const tier = STAND_TIERS.findIndex((bound) => rank < bound);
-    return (tier === -1 ? STAND_TIERS.length : tier) * this.#tierSpacing();
-  }
-
-  /**
-   * The time between two tiers of candidates: one interval, and more when this node's store round
-   * trips are long (a loaded process, a slow store), since a claim takes two of them to land (the
-   * read, then the compare-and-set) and this node a poll to see it: I + 3 × the average window
-   * read, that average counted at most up to the operation timeout.
-   */
-  #tierSpacing(): number {
-    return this.#cfg.timing.tierSpacingMs(this.#f.readEwma);
-  }
-
-  #scheduleStaleCheck(): void {
-    const { clock, timing } = this.#cfg;
-    this.#staleTimer?.cancel();
-    this.#staleTimer = undefined;
-    if (this.#phase.role !== 'follower' || this.#state !== 'running') return;
-    const at = this.#f.standAt(this.#standDelay());
-    // Only for precision: the regular step every interval checks as well. A stand due more than
-    // 3I from now is left to a later step (which arms the timer then): in steady state the
-    // Version moves every interval, and a timer re-armed at every step would be work for nothing.
-    const wait = at - clock.now();
-    if (wait > 0 && wait <= timing.staleCheckHorizonMs) this.#staleTimer = clock.setTimer(() => this.#main.poke(), wait);
   }
 
   // ─── Events ──────────────────────────────────────────────────────────────────────────────────
@@ -594,7 +412,7 @@ export class RosterNode implements RosterNodeApi {
 
   #setLeader(b: Broadcast | undefined): void {
     // A new leader has not PONGed us yet: its PONG clock starts now, not when we saw its claim.
-    if (this.#view.setLeader(b)) this.#f.pongBase = this.#cfg.clock.now();
+    if (this.#view.setLeader(b)) this.#following.pongBase = this.#cfg.clock.now();
   }
 
   // ─── Stopping ────────────────────────────────────────────────────────────────────────────────
@@ -605,25 +423,19 @@ export class RosterNode implements RosterNodeApi {
       return this.#finish();
     }
     this.#state = 'stopping';
-    this.#quiet();
-    await Promise.all([this.#main.stop(), this.#pingTicker.stop()]);
+    const before = this.#phase;
+    if (before.role === 'candidate') before.candidate.end();
+    await Promise.all([this.#main.stop(), this.#follower.stop()]);
     const phase = this.#phase;
     if (phase.role === 'leader') {
       this.#setPhase({ role: 'follower' }, 'stopped');
       await phase.lead.end('stopped');
-    } else if (!this.#cfg.observer) {
-      await this.#pinger.leave().catch((error: unknown) => this.#cfg.logger.warn({ err: error }, 'could not leave'));
+    } else {
+      await this.#follower.leave();
     }
     this.#state = 'stopped';
     this.#cfg.logger.info({ node: this.id }, 'node stopped');
     this.#finish();
-  }
-
-  /** Cancels the precision timers (stale check, candidate's settle). */
-  #quiet(): void {
-    this.#staleTimer?.cancel();
-    const phase = this.#phase;
-    if (phase.role === 'candidate' && phase.candidacy.phase === 'claimed') phase.candidacy.settle?.cancel();
   }
 
   #finish(): void {
