@@ -1,5 +1,7 @@
 import { isGoodbye, sameLeadership, type Broadcast } from '@roster/follower';
-import { readEveryNonce, type LeaderWindow, type LeaderWindowRead, type OwnPublication } from './LeaderWindow.js';
+import { LeaderWindow, readEveryNonce, type LeaderWindowRead, type OwnPublication } from './LeaderWindow.js';
+import type { RosterKeys } from '@roster/follower';
+import type { ResolvedConfig } from './config.js';
 import { Staleness } from './Staleness.js';
 import { supersedes } from './versions.js';
 import type { Clock } from '@roster/kv-adapter';
@@ -26,6 +28,30 @@ export class Following {
   #listed = false;
   readEwma: number | undefined;
   rttEwma: number | undefined;
+
+  /**
+   * A node's knowledge, reading the window of `keys`' leader key: followers poll one nonce's
+   * header, and the whole window when the Version went still, or every `scanEveryMs`; a new list
+   * is built from the steps the leader writes beside the broadcast when possible.
+   */
+  static forNode(config: ResolvedConfig, keys: RosterKeys, stats: NodeStats): Following {
+    const { kv, clock, logger, operationTimeoutMs, timing, listCache } = config;
+    const window = new LeaderWindow({
+      kv,
+      key: keys.leader(),
+      clock,
+      logger,
+      opTimeoutMs: operationTimeoutMs,
+      stillMs: timing.stillMs,
+      scanEveryMs: timing.scanEveryMs,
+      listStepBudgetMs: timing.listStepBudgetMs,
+      onGarbage: () => stats.count('garbage'),
+      stepKey: (to) => keys.listStep(to),
+      ...(listCache && { lists: listCache }),
+      onList: (how) => stats.count(`list.${how}`),
+    });
+    return new Following(window, clock, timing, stats);
+  }
 
   constructor(window: LeaderWindow, clock: Clock, timing: Timing, stats: NodeStats) {
     this.#window = window;

@@ -1,4 +1,4 @@
-import type { Broadcast, Member, RosterKeys } from '@roster/follower';
+import { bestBroadcast, compareLeadership, type Broadcast, type Member, type RosterKeys } from '@roster/follower';
 import type { CompoundKey } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import type { LeadershipLossReason } from './events.js';
@@ -8,13 +8,35 @@ import { MemberIntake } from './MemberIntake.js';
 import type { NodeStats } from './NodeStats.js';
 import { Publisher } from './Publisher.js';
 
-/** Options of {@link LeaderRole}. */
-export interface LeaderRoleOptions {
+/** What the leader's role needs of its node. */
+export interface LeaderHost {
   readonly config: ResolvedConfig;
   readonly keys: RosterKeys;
+  readonly stats: NodeStats;
   /** The leader key as this node writes it; publication moves it when a nonce is unavailable. */
   readonly leaderKey: CompoundKey;
-  readonly stats: NodeStats;
+  /** Reads the leader window, comparing it with `own`, the last publication (see `LeaderWindow.check`). */
+  read(own: OwnPublication | undefined): Promise<LeaderWindowRead>;
+  /** Whether `role` is still the node's leadership (a step in flight after it ended changes nothing). */
+  current(role: LeaderRole): boolean;
+  /** Takes in a read of the window (see RosterNode). */
+  absorb(read: LeaderWindowRead): void;
+  /** Asks the node for a step now (a LEAVE arrived, a conflict met, a lapse to re-validate). */
+  poke(): void;
+  /**
+   * The lease lapsed (users are told `candidate`, before the leadership signal aborts) or holds
+   * again (`leader`, with a fresh signal).
+   */
+  leaseChanged(role: LeaderRole, shown: 'leader' | 'candidate', reason: LapseReason | 'revalidated'): void;
+  /** A publication (or, `beat`, a beat) landed. */
+  published(role: LeaderRole, b: Broadcast, beat: boolean): void;
+  /** A step found a better leadership: the node steps down (see {@link LeaderRole.end}). */
+  dethroned(role: LeaderRole): void;
+}
+
+/** Options of {@link LeaderRole}. */
+export interface LeaderRoleOptions {
+  readonly host: LeaderHost;
   /** The confirmed claim and its exact text in the store. */
   readonly claim: Broadcast;
   readonly raw: string;
@@ -25,17 +47,6 @@ export interface LeaderRoleOptions {
    * as a step from its list, so followers that hold it need not read the new list whole.
    */
   readonly inheritedFrom?: Broadcast;
-  /**
-   * Called when the lease runs out before it was renewed (the node then re-validates it), before
-   * the leadership signal aborts.
-   */
-  readonly onLapse: (reason: LapseReason) => void;
-  /** Called when a lapsed lease holds again (a fresh {@link LeaderRole.signal}). */
-  readonly onRevalidate: () => void;
-  /** Asks the node for a step now (a LEAVE arrived, a beat met another write). */
-  readonly poke: () => void;
-  /** Called with each beat that landed (see {@link LeaderRole.hold}). */
-  readonly onBeat?: (b: Broadcast) => void;
 }
 
 /** How one publication ended. */
@@ -71,18 +82,22 @@ export type PublishOutcome =
  * says why two publications).
  */
 export class LeaderRole {
-  readonly #o: LeaderRoleOptions;
+  readonly #host: LeaderHost;
   readonly #lease: Lease;
   readonly #intake: MemberIntake;
   readonly #publisher: Publisher;
   /** Cycle start of the last publication that landed. */
   #publishedCycle = Number.NEGATIVE_INFINITY;
   #ending: Promise<void> | undefined;
+  /** Whether the last publication met another write (it is retried at once only once in a row). */
+  #conflicted = false;
 
   constructor(options: LeaderRoleOptions) {
-    this.#o = options;
-    const { config, keys, stats } = options;
+    const host = options.host;
+    this.#host = host;
+    const { config, keys, stats } = host;
     const ending = (): boolean => this.#ending !== undefined;
+    const poke = (): void => host.poke();
     this.#lease = new Lease({
       clock: config.clock,
       logger: config.logger,
@@ -90,22 +105,25 @@ export class LeaderRole {
       id: config.id,
       renewDeadlineMs: config.renewDeadlineMs,
       reason: () => (this.#publisher.failing ? 'store-unavailable' : 'lease-expired'),
-      onLapse: options.onLapse,
-      onRevalidate: options.onRevalidate,
+      onLapse: (reason) => {
+        host.leaseChanged(this, 'candidate', reason);
+        host.poke();
+      },
+      onRevalidate: () => host.leaseChanged(this, 'leader', 'revalidated'),
     });
-    this.#intake = new MemberIntake({ config, keys, stats, inherited: options.inherited, ending, poke: options.poke });
+    this.#intake = new MemberIntake({ config, keys, stats, inherited: options.inherited, ending, poke });
     this.#publisher = new Publisher({
       config,
       keys,
       stats,
-      leaderKey: options.leaderKey,
+      leaderKey: host.leaderKey,
       claim: options.claim,
       raw: options.raw,
       ...(options.inheritedFrom && { inheritedFrom: options.inheritedFrom }),
       lease: this.#lease,
       ending,
-      poke: options.poke,
-      ...(options.onBeat && { onBeat: options.onBeat }),
+      poke,
+      onBeat: (b) => host.published(this, b, true),
     });
   }
 
@@ -166,7 +184,7 @@ export class LeaderRole {
    * cycle started at `cycleStart`.
    */
   async publish(read: LeaderWindowRead, cycleStart: number): Promise<PublishOutcome> {
-    const { clock, timing, renewDeadlineMs } = this.#o.config;
+    const { clock, timing, renewDeadlineMs } = this.#host.config;
     // 1. Nothing is written once leadership ends, nor on a read that reached no nonce.
     if (this.#ending) return { outcome: 'ended' };
     if (!read.reachable) return this.#publisher.unreadable(read);
@@ -196,6 +214,55 @@ export class LeaderRole {
   }
 
   /**
+   * Leads from the read that confirmed the claim: publishes on that same read (by compare-and-set
+   * against the claim, as every cycle does against what it read). Followers watch the claim and
+   * stand again if it stays still, so the first publication goes out without another round trip.
+   */
+  async begin(read: LeaderWindowRead): Promise<void> {
+    const release = await this.hold();
+    try {
+      await this.#cycle(read, read.startedAt);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * One leader step: re-read the window; when it holds a better leadership, the node is told
+   * (`onDethroned`) while beats are still held off; publish otherwise. A lease that ran out (the process was paused, the store slow) is
+   * re-validated the same way: publications resume, and the lease holds again once two of them R
+   * apart at most found nobody better.
+   */
+  async step(): Promise<void> {
+    const cycleStart = this.#host.config.clock.now();
+    if (!this.holdsLease(cycleStart)) this.lapse();
+    const release = await this.hold();
+    try {
+      const read = await this.#host.read(this.own);
+      if (!this.#host.current(this)) return;
+      this.#host.absorb(read);
+      if (bestBroadcast(read.broadcasts.filter((b) => compareLeadership(b, this.broadcast) < 0))) return this.#host.dethroned(this);
+      await this.#cycle(read, cycleStart);
+    } finally {
+      release();
+    }
+  }
+
+  /** Publishes on `read`, and takes in the outcome. */
+  async #cycle(read: LeaderWindowRead, cycleStart: number): Promise<void> {
+    const published = await this.publish(read, cycleStart);
+    if (!this.#host.current(this)) return;
+    // Another write met: read again at once, but once in a row (a stray writer that keeps
+    // replacing the value must not make the leader spin at the store's speed).
+    if (published.outcome === 'conflict' && !this.#conflicted) this.#host.poke();
+    this.#conflicted = published.outcome === 'conflict';
+    if (published.outcome !== 'published') return;
+    this.#host.published(this, published.broadcast, false);
+    // Re-validating: the next cycle, at once, renews the lease.
+    if (published.again) this.#host.poke();
+  }
+
+  /**
    * Ends leadership, the one teardown path for a leader dethroned, stopped or destroyed: the lease
    * ends and its signal aborts with `reason`, the loops stop. A dethroned leader hands its members
    * to the winner; a stopped one says goodbye (both best effort, bounded by one operation timeout).
@@ -203,7 +270,7 @@ export class LeaderRole {
    */
   end(reason: LeadershipLossReason): Promise<void> {
     if (this.#ending) return this.#ending;
-    const { config } = this.#o;
+    const { config } = this.#host;
     this.#lease.end(reason);
     config.logger.info({ node: config.id, reason, era: this.#publisher.broadcast.era }, 'stopped leading');
     // A beat in flight lands (or fails) before the goodbye, which replaces what this leader last wrote.

@@ -1,4 +1,4 @@
-import { RosterKeys, bestBroadcast, compareLeadership, isClaim, isGoodbye, sameLeadership, type Broadcast, type Member } from '@roster/follower';
+import { RosterKeys, isClaim, isGoodbye, sameLeadership, type Broadcast, type Member } from '@roster/follower';
 import type { CompoundKey } from '@roster/kv-adapter';
 import { CandidateRole, type CandidateHost } from './CandidateRole.js';
 import type { Candidacy } from './Candidacy.js';
@@ -9,8 +9,8 @@ import type { LeaderInfo, LeadershipLossReason, Role, RoleChangeReason, RosterUp
 import { FaultLog } from './FaultLog.js';
 import { FollowerRole, type FollowerHost } from './FollowerRole.js';
 import { Following } from './Following.js';
-import { LeaderRole } from './LeaderRole.js';
-import { LeaderWindow, type LeaderWindowRead } from './LeaderWindow.js';
+import { LeaderRole, type LeaderHost } from './LeaderRole.js';
+import type { LeaderWindowRead } from './LeaderWindow.js';
 import type { NodeState, RosterNode as RosterNodeApi } from './node.js';
 import { NodeStats } from './NodeStats.js';
 import { NodeView } from './NodeView.js';
@@ -63,7 +63,7 @@ export class RosterNode implements RosterNodeApi {
   /** Logs a failing claim once per change of state, across candidacies. */
   readonly #claimLog: FaultLog;
   /** What the role objects see of this node. */
-  readonly #host: FollowerHost & CandidateHost;
+  readonly #host: FollowerHost & CandidateHost & LeaderHost;
 
   #state: NodeState = 'idle';
   #phase: Phase;
@@ -75,8 +75,6 @@ export class RosterNode implements RosterNodeApi {
   #stopping: Promise<void> | undefined;
   #started: Promise<void> | undefined;
   #firstStep: (() => void) | undefined;
-  /** Whether the last publication met another write (it is retried at once only once in a row). */
-  #conflicted = false;
   /** Where the best broadcast was last found (or, leading, written): see `broadcastNonce`. */
   #broadcastNonce: number | undefined;
 
@@ -84,31 +82,15 @@ export class RosterNode implements RosterNodeApi {
   constructor(config: ResolvedConfig) {
     this.#cfg = config;
     this.id = config.id;
-    const { kv, clock, logger, intervalMs, operationTimeoutMs, timing } = config;
+    const { clock, logger, intervalMs } = config;
     this.#keys = new RosterKeys(config.namespace, config.nonceWindow);
     this.#view = new NodeView(logger);
     this.#phase = { role: config.observer ? 'observer' : 'follower' };
     this.#shown = this.#phase.role;
     this.#leaderKey = this.#keys.leader();
-    // Followers poll one nonce's header; the whole window when the Version went still, or every 5T.
-    const window = new LeaderWindow({
-      kv,
-      key: this.#keys.leader(),
-      clock,
-      logger,
-      opTimeoutMs: operationTimeoutMs,
-      stillMs: timing.stillMs,
-      scanEveryMs: timing.scanEveryMs,
-      listStepBudgetMs: timing.listStepBudgetMs,
-      onGarbage: () => this.#stats.count('garbage'),
-      // A new list is built from the steps the leader writes beside the broadcast when possible.
-      stepKey: (to) => this.#keys.listStep(to),
-      ...(config.listCache && { lists: config.listCache }),
-      onList: (how) => this.#stats.count(`list.${how}`),
-    });
-    this.#following = new Following(window, clock, timing, this.#stats);
+    this.#following = Following.forNode(config, this.#keys, this.#stats);
     this.#claimLog = new FaultLog(logger, 'claim failed');
-    const host: FollowerHost & CandidateHost = {
+    const host: FollowerHost & CandidateHost & LeaderHost = {
       config,
       keys: this.#keys,
       stats: this.#stats,
@@ -120,9 +102,20 @@ export class RosterNode implements RosterNodeApi {
       running: () => this.#state === 'running',
       stopped: () => this.#state === 'stopped',
       broadcastNonce: () => this.#broadcastNonce,
-      current: (role: CandidateRole) => this.#isCandidacy(role),
+      current: (role: CandidateRole | LeaderRole) => (role instanceof LeaderRole ? this.#isLeading(role) : this.#isCandidacy(role)),
       absorb: (read: LeaderWindowRead) => this.#absorb(read),
       poke: () => this.#main.poke(),
+      read: (own) => this.#following.read(undefined, 'read', own),
+      leaseChanged: (lead, shown, reason) => {
+        if (this.#isLeading(lead)) this.#report(shown, reason);
+      },
+      published: (lead, b, beat) => {
+        if (!this.#isLeading(lead)) return;
+        this.#following.sawOwn(b, clock.now());
+        if (!beat) this.#broadcastNonce = this.#leaderKey.nonce;
+        this.#view.setMembers(b);
+      },
+      dethroned: (lead) => this.#stepDown(lead, 'dethroned'),
     };
     this.#host = host;
     this.#follower = new FollowerRole(host);
@@ -232,7 +225,7 @@ export class RosterNode implements RosterNodeApi {
           return await this.#becomeLeader(next.candidacy, next.read);
         }
         case 'leader':
-          return await this.#leaderStep(phase.lead);
+          return await phase.lead.step();
       }
     } finally {
       this.#firstStep?.();
@@ -248,42 +241,14 @@ export class RosterNode implements RosterNodeApi {
     this.#main.poke();
   }
 
-  /**
-   * Leads from the read that confirmed the claim, and publishes on that same read (by
-   * compare-and-set against the claim, as every cycle does against what it read): followers watch
-   * the claim and stand again if it stays still, so the first publication goes out without
-   * another round trip.
-   */
+  /** Leads from the read that confirmed the claim `c`, starting from the members it followed. */
   async #becomeLeader(c: Candidacy & { phase: 'claimed' }, read: LeaderWindowRead): Promise<void> {
     const { clock, kv, logger, operationTimeoutMs } = this.#cfg;
     c.settle?.cancel();
-    // Start from the members we followed, without the leader we replace (crashed or resigned).
-    const replaced = c.basis?.id;
-    const inherited = this.#view.members.list.filter((m) => m.id !== replaced && m.id !== this.#view.leader?.id);
+    // Without the leader we replace (crashed or resigned).
+    const inherited = this.#view.members.list.filter((m) => m.id !== c.basis?.id && m.id !== this.#view.leader?.id);
     const inheritedFrom = this.#view.membersFrom;
-    const lead: LeaderRole = new LeaderRole({
-      config: this.#cfg,
-      keys: this.#keys,
-      leaderKey: this.#leaderKey,
-      stats: this.#stats,
-      claim: c.claim,
-      raw: c.raw,
-      inherited,
-      ...(inheritedFrom && { inheritedFrom }),
-      onLapse: (reason) => {
-        if (this.#isLeading(lead)) this.#report('candidate', reason);
-        this.#main.poke();
-      },
-      onRevalidate: () => {
-        if (this.#isLeading(lead)) this.#report('leader', 'revalidated');
-      },
-      poke: () => this.#main.poke(),
-      onBeat: (b) => {
-        if (!this.#isLeading(lead)) return;
-        this.#following.sawOwn(b, clock.now());
-        this.#view.setMembers(b);
-      },
-    });
+    const lead = new LeaderRole({ host: this.#host, claim: c.claim, raw: c.raw, inherited, ...(inheritedFrom && { inheritedFrom }) });
     this.#stats.count('elected');
     // The lease runs from the start of the confirming read: shown as `leader` only if it holds now.
     lead.start(read.startedAt);
@@ -291,48 +256,7 @@ export class RosterNode implements RosterNodeApi {
     this.#setLeader(c.claim);
     this.#view.setMembers({ ...c.claim, members: lead.members });
     recordEra(kv, this.#keys.era(), c.claim.era, clock, operationTimeoutMs, logger);
-    const release = await lead.hold();
-    try {
-      await this.#publish(lead, read, read.startedAt);
-    } finally {
-      release();
-    }
-  }
-
-  /**
-   * Leader: re-read the window (step down when dethroned), then publish. A lease that ran out (the
-   * process was paused, the store slow) is re-validated the same way: publications resume, and
-   * the lease holds again once two of them R apart at most found nobody better (see LeaderRole).
-   */
-  async #leaderStep(lead: LeaderRole): Promise<void> {
-    const cycleStart = this.#cfg.clock.now();
-    if (!lead.holdsLease(cycleStart)) lead.lapse();
-    const release = await lead.hold();
-    try {
-      const read = await this.#following.read(undefined, 'read', lead.own);
-      if (!this.#isLeading(lead)) return;
-      this.#absorb(read);
-      if (bestBroadcast(read.broadcasts.filter((b) => compareLeadership(b, lead.broadcast) < 0))) return this.#stepDown(lead, 'dethroned');
-      await this.#publish(lead, read, cycleStart);
-    } finally {
-      release();
-    }
-  }
-
-  /** Publishes on `read` (checked for a better leadership), and takes in the outcome. */
-  async #publish(lead: LeaderRole, read: LeaderWindowRead, cycleStart: number): Promise<void> {
-    const published = await lead.publish(read, cycleStart);
-    if (!this.#isLeading(lead)) return;
-    // Another write met: read again at once, but once in a row (a stray writer that keeps
-    // replacing the value must not make the leader spin at the store's speed).
-    if (published.outcome === 'conflict' && !this.#conflicted) this.#main.poke();
-    this.#conflicted = published.outcome === 'conflict';
-    if (published.outcome !== 'published') return;
-    this.#following.sawOwn(published.broadcast, this.#cfg.clock.now());
-    this.#broadcastNonce = this.#leaderKey.nonce;
-    this.#view.setMembers(published.broadcast);
-    // Re-validating: the next cycle, at once, renews the lease.
-    if (published.again) this.#main.poke();
+    await lead.begin(read);
   }
 
   /** Leaves leadership through the one teardown path, and follows. */

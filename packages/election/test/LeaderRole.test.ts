@@ -20,16 +20,24 @@ async function leader(options: { inherited?: { id: string; weight: number }[]; k
   const pokes: number[] = [];
   const config = f.config('me');
   const role = new LeaderRole({
-    config: options.kv ? { ...config, kv: options.kv(config.kv) } : config,
-    keys: f.keys,
-    leaderKey: f.keys.leader(),
-    stats: new NodeStats(),
+    host: {
+      config: options.kv ? { ...config, kv: options.kv(config.kv) } : config,
+      keys: f.keys,
+      leaderKey: f.keys.leader(),
+      stats: new NodeStats(),
+      read: () => f.read(),
+      current: () => true,
+      absorb: () => undefined,
+      poke: () => pokes.push(f.clock.now()),
+      leaseChanged: (_role, shown, reason) => {
+        if (shown === 'candidate') lost.push(reason);
+      },
+      published: () => undefined,
+      dethroned: () => undefined,
+    },
     claim,
     raw,
     inherited: options.inherited ?? [],
-    onLapse: (reason) => lost.push(reason),
-    onRevalidate: () => undefined,
-    poke: () => pokes.push(f.clock.now()),
   });
   return { f, role, lost, pokes };
 }
