@@ -1,5 +1,5 @@
 import { bestBroadcast, compareLeadership, formatBroadcast, formatHeader, parseBroadcast, sameLeadership, type Broadcast } from '@roster/follower';
-import { coversBelow, type LeaderWindowRead } from './LeaderWindow.js';
+import { coversBelow, type LeaderWindowRead } from './LeaderRead.js';
 import { type Staleness } from './Staleness.js';
 import type { Timing } from './timing.js';
 import { expectedValue, supersedes } from './versions.js';

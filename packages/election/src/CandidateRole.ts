@@ -6,7 +6,7 @@ import { readEraRecord, type EraRecord } from './eraRecord.js';
 import type { RoleChangeReason } from './events.js';
 import type { FaultLog } from './FaultLog.js';
 import type { Following } from './Following.js';
-import type { LeaderWindowRead, OwnPublication } from './LeaderWindow.js';
+import { type LeaderWindowRead, type OwnPublication } from './LeaderRead.js';
 import type { NodeStats } from './NodeStats.js';
 
 /** What the candidate's role needs of its node. */

@@ -5,7 +5,7 @@ import type { Role, RoleChangeReason } from './events.js';
 import { FaultLog } from './FaultLog.js';
 import type { Following } from './Following.js';
 import { Joiner } from './Joiner.js';
-import type { LeaderWindowRead } from './LeaderWindow.js';
+import { type LeaderWindowRead } from './LeaderRead.js';
 import type { NodeStats } from './NodeStats.js';
 import type { NodeView } from './NodeView.js';
 import { Pinger } from './Pinger.js';

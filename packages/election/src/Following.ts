@@ -1,5 +1,6 @@
 import { isGoodbye, sameLeadership, type Broadcast } from '@roster/follower';
-import { LeaderWindow, readEveryNonce, type LeaderWindowRead, type OwnPublication } from './LeaderWindow.js';
+import { LeaderWindow } from './LeaderWindow.js';
+import { readEveryNonce, type LeaderWindowRead, type OwnPublication } from './LeaderRead.js';
 import type { RosterKeys } from '@roster/follower';
 import type { ResolvedConfig } from './config.js';
 import { Staleness } from './Staleness.js';

@@ -1,127 +1,11 @@
-import { isKeyFailure, readWindow, withDeadline, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
-import { bestBroadcast, compareLeadership, formatBroadcast, formatHeader, MAX_HEADER_BYTES, parseBroadcast, parseHeader, sameLeadership, type Broadcast, type BroadcastHeader } from '@roster/follower';
+import { readWindow, withDeadline } from '@roster/kv-adapter';
+import { bestBroadcast, compareLeadership, formatHeader, MAX_HEADER_BYTES, parseBroadcast, parseHeader, sameLeadership, type Broadcast, type BroadcastHeader } from '@roster/follower';
+import { broadcastsOf, headerBytesOf, HEADER_SLACK, lazySlot, NOT_READ, SHARED_READ_FAILED, type LeaderSlot, type LeaderWindowOptions, type LeaderWindowRead, type OwnPublication } from './LeaderRead.js';
+
+export type { LeaderWindowOptions } from './LeaderRead.js';
+import { ListCache, listIdOf, withMembers } from './listStep.js';
+import { StepReader } from './ListSteps.js';
 import { listEpoch, supersedes } from './versions.js';
-import { applyListStep, ListCache, listIdOf, parseListStep, sameListId, withMembers, type ListId, type ListStep } from './listStep.js';
-
-/** One nonce of the leader key as read. */
-export type LeaderSlot =
-  | { readonly nonce: number; readonly state: 'empty' }
-  | { readonly nonce: number; readonly state: 'broadcast'; readonly raw: string; readonly broadcast: Broadcast }
-  | { readonly nonce: number; readonly state: 'garbage'; readonly raw: string; readonly reason: string }
-  /**
-   * Read by its header only ({@link LeaderWindow.check}): a leadership no better than the reader's
-   * own, or an older version of it, whose members the reader does not need.
-   */
-  | { readonly nonce: number; readonly state: 'behind'; readonly header: BroadcastHeader }
-  | { readonly nonce: number; readonly state: 'unavailable'; readonly error: unknown };
-
-/** The `error` of the nonces a {@link LeaderWindow.poll} did not read (they are `'unavailable'` to it). */
-export const NOT_READ = 'not read: this poll read one nonce';
-
-/** The result of reading the leader-key window once. */
-export interface LeaderWindowRead {
-  /** Every nonce of the window, in order (a poll marks those it did not read unavailable, with {@link NOT_READ}). */
-  readonly slots: readonly LeaderSlot[];
-  /** The valid broadcasts found. */
-  readonly broadcasts: readonly Broadcast[];
-  /** The best broadcast (see `bestBroadcast`), if any. */
-  readonly best: Broadcast | undefined;
-  /** True when at least one nonce could be read. */
-  readonly reachable: boolean;
-  /** Local time at which the read started. */
-  readonly startedAt: number;
-  /** Local time at which the read completed. */
-  readonly at: number;
-  /** True when every nonce of the window was looked at (a poll may read only their headers); false for a poll of one nonce. */
-  readonly scanned: boolean;
-  /**
-   * The header of a value that supersedes what the reader follows (a poll: a later Version of its
-   * leadership, or a better leadership) or compares with (`own` of a {@link LeaderWindow.check}: a
-   * later Version of it), whose whole value (a new member list) could not be read; or, to a poll
-   * that knows no broadcast yet, the header of the best value it could not read whole. Someone is
-   * publishing; the value is read again at the next read.
-   */
-  readonly moving?: BroadcastHeader;
-}
-
-/**
- * True when `read` read every nonce of the window: none failed (unavailable, or slower than the
- * deadline) and none was left unread by a poll ({@link NOT_READ}). A nonce not read may hold the
- * leadership a reader remembers; an observer moves on to a worse one only on such a read.
- *
- * @example
- * ```ts
- * const read = await window.read();
- * if (readEveryNonce(read)) {
- *   // nothing the read did not show can hide in the window
- * }
- * ```
- */
-export function readEveryNonce(read: LeaderWindowRead): boolean {
-  return read.slots.every((s) => s.state !== 'unavailable');
-}
-
-/**
- * True when `read` rules out a broadcast at every nonce below `nonce`: each was read, or is known
- * unavailable (its read failed with a key failure, `isKeyFailure`: the key's shard is down, or the
- * nonce's own deadline passed, as on a frozen shard), where nobody can write either. A nonce that
- * failed otherwise (the store failed on it while other nonces answered, as a store whose clients
- * are reconnecting does) or that a poll did not read ({@link NOT_READ}) is unknown, not absent: a
- * better claim may be there. A candidate confirms only on a read for which this holds below its
- * claim (see `decide` in `@roster/election`).
- *
- * @example
- * ```ts
- * const read = await window.read();
- * if (coversBelow(read, claim.nonce)) {
- *   // no claim of the same era can hide at a lower nonce
- * }
- * ```
- */
-export function coversBelow(read: LeaderWindowRead, nonce: number): boolean {
-  return read.slots.every((s) => s.nonce >= nonce || s.state !== 'unavailable' || isKeyFailure(s.error));
-}
-
-/** Options of {@link LeaderWindow}. */
-export interface LeaderWindowOptions {
-  readonly kv: KV;
-  readonly key: CompoundKey;
-  readonly clock: Clock;
-  readonly logger: Logger;
-  /** Longest a window read may take before it counts as failed. */
-  readonly opTimeoutMs: number;
-  /** How long a read may spend on list steps before it reads the whole list instead. */
-  readonly listStepBudgetMs: number;
-  /**
-   * {@link LeaderWindow.poll} scans the whole window when the Version it follows has been still for
-   * longer than this (so a claim made elsewhere is found within about this plus one poll).
-   * @defaultValue 0: every poll scans
-   */
-  readonly stillMs?: number;
-  /** {@link LeaderWindow.poll} scans the whole window at least this often. @defaultValue 0: every poll scans */
-  readonly scanEveryMs?: number;
-  /** Called once for every value that does not parse as a broadcast. */
-  readonly onGarbage?: (nonce: number, raw: string, reason: string) => void;
-  /**
-   * Where the leader writes the step to each list (`RosterKeys.listStep`). When set, a poll that
-   * finds a new list builds it from a list it holds and the steps since (see `ListStep`), and
-   * reads the whole broadcast only when it cannot.
-   */
-  readonly stepKey?: (to: ListId) => string;
-  /**
-   * The lists this window builds new ones from and need not read again; several windows (the nodes
-   * of one process) may share one. @defaultValue a cache of its own
-   */
-  readonly lists?: ListCache;
-  /** Called for each new list a poll took in: from the cache, built from steps, or read whole. */
-  readonly onList?: (how: 'cached' | 'step' | 'whole') => void;
-}
-
-/** The `error` of a nonce whose list another reader sharing the cache was fetching, and failed to. */
-export const SHARED_READ_FAILED = 'the read of this list by another reader sharing the list cache failed';
-
-/** Most steps a poll reads back from a new list to one it holds. */
-const MAX_STEPS = 3;
 
 /** What a poll knows of the broadcast it follows. */
 interface Known {
@@ -131,39 +15,6 @@ interface Known {
   readonly headerBytes: number;
   /** Local time at which its Version last moved. */
   readonly movedAt: number;
-}
-
-/** A slot holding `broadcast`, whose raw text is built only if someone asks for it. */
-function lazySlot(nonce: number, broadcast: Broadcast): LeaderSlot {
-  return {
-    nonce,
-    state: 'broadcast',
-    broadcast,
-    get raw() {
-      return formatBroadcast(broadcast);
-    },
-  };
-}
-
-/** Bytes read beyond the known header, so that a Version that gained digits still fits. */
-const HEADER_SLACK = 8;
-
-function broadcastsOf(slots: readonly LeaderSlot[]): Broadcast[] {
-  return slots.flatMap((s) => (s.state === 'broadcast' ? [s.broadcast] : []));
-}
-
-/** Bytes of a slot's header `Era Nonce Version Id `, from its broadcast (its raw value may be built lazily). */
-function headerBytesOf(slot: Extract<LeaderSlot, { state: 'broadcast' }>): number {
-  return Buffer.byteLength(formatHeader(slot.broadcast));
-}
-
-/** A leader's own last publication, as {@link LeaderWindow.check} compares the window with it. */
-export interface OwnPublication {
-  /** The nonce it was written at. */
-  readonly nonce: number;
-  readonly broadcast: Broadcast;
-  /** Its exact text. */
-  readonly raw: string;
 }
 
 /**
@@ -187,8 +38,8 @@ export class LeaderWindow {
   #scannedAt = Number.NEGATIVE_INFINITY;
   /** The last lists seen: the bases steps start from. */
   readonly #lists: ListCache;
-  /** Steps are not read before this time (a step read failed: the shortcut is off for a while). */
-  #stepsOffUntil = Number.NEGATIVE_INFINITY;
+  /** Builds new lists from the leader's steps, when it writes them. */
+  readonly #steps: StepReader | undefined;
   /** The nonces last read as garbage: their warning is logged once. */
   readonly #garbageAt = new Set<number>();
   /** The nonces this read found turned to garbage, with why. */
@@ -197,11 +48,8 @@ export class LeaderWindow {
   constructor(options: LeaderWindowOptions) {
     this.#o = options;
     this.#lists = options.lists ?? new ListCache(4);
-  }
-
-  /** The compound key read. */
-  get key(): CompoundKey {
-    return this.#o.key;
+    const { kv, clock, stepKey, listStepBudgetMs, scanEveryMs } = options;
+    this.#steps = stepKey && new StepReader({ kv, clock, stepKey, lists: this.#lists, budgetMs: listStepBudgetMs, offForMs: scanEveryMs ?? 0 });
   }
 
   /** Reads every nonce of the window in parallel. Never rejects. */
@@ -241,18 +89,11 @@ export class LeaderWindow {
     const mine = own.broadcast;
     const ownHeaderBytes = Buffer.byteLength(formatHeader(mine));
     let moving: BroadcastHeader | undefined;
-    const look = async (nonce: number, bytes: number): Promise<LeaderSlot> => {
-      let head: string;
-      try {
-        head = await withDeadline(clock, opTimeoutMs, 'leader header read', kv.getRange(key.at(nonce), 0, bytes - 1, { signal }));
-      } catch (error) {
-        return { nonce, state: 'unavailable', error };
-      }
-      if (head === '') return { nonce, state: 'empty' };
-      if (Buffer.byteLength(head) < bytes) return this.#parse(nonce, head);
-      const parsed = parseHeader(head);
-      if (parsed === undefined) return bytes < MAX_HEADER_BYTES ? look(nonce, MAX_HEADER_BYTES) : this.#garbage(nonce, head, 'no broadcast header');
-      const h = parsed.header;
+    const look = async (nonce: number): Promise<LeaderSlot> => {
+      // Enough bytes for a claim (`Era Nonce 0 Id Id`) to come whole, as candidates write them.
+      const probed = await this.#probe(nonce, 2 * ownHeaderBytes + HEADER_SLACK, signal);
+      if (!('header' in probed)) return probed;
+      const h = probed.header;
       const order = compareLeadership({ ...h, members: [] }, mine);
       if (nonce === own.nonce && order === 0 && h.version === mine.version) return { nonce, state: 'broadcast', raw: own.raw, broadcast: mine };
       if (nonce !== own.nonce && (order > 0 || (order === 0 && h.version <= mine.version))) return { nonce, state: 'behind', header: h };
@@ -265,8 +106,7 @@ export class LeaderWindow {
         return { nonce, state: 'unavailable', error };
       }
     };
-    // Enough bytes for a claim (`Era Nonce 0 Id Id`) to come whole, as candidates write them.
-    const slots = await Promise.all(key.keys().map((_, nonce) => look(nonce, 2 * ownHeaderBytes + HEADER_SLACK)));
+    const slots = await Promise.all(key.keys().map((_, nonce) => look(nonce)));
     this.#cleared(slots);
     const broadcasts = broadcastsOf(slots);
     const best = bestBroadcast(broadcasts);
@@ -322,28 +162,17 @@ export class LeaderWindow {
     const pending: { nonce: number; header: BroadcastHeader }[] = [];
     let reachable = false;
     const want = known === undefined ? MAX_HEADER_BYTES : known.headerBytes + HEADER_SLACK;
-    const look = async (nonce: number, bytes: number): Promise<void> => {
-      let head: string;
-      try {
-        head = await withDeadline(clock, opTimeoutMs, 'leader header read', kv.getRange(key.at(nonce), 0, bytes - 1, { signal }));
-      } catch (error) {
-        slots[nonce] = { nonce, state: 'unavailable', error };
+    const look = async (nonce: number): Promise<void> => {
+      const probed = await this.#probe(nonce, want, signal, () => (reachable = true));
+      if (!('header' in probed)) {
+        slots[nonce] = probed;
         return;
       }
-      reachable = true;
-      if (head === '') slots[nonce] = { nonce, state: 'empty' };
-      else if (Buffer.byteLength(head) < bytes) slots[nonce] = this.#parse(nonce, head);
-      else {
-        const parsed = parseHeader(head);
-        const same = parsed && known && this.#sameList(known, parsed.header, nonce);
-        if (same) slots[nonce] = same;
-        else if (parsed) pending.push({ nonce, header: parsed.header });
-        // A header longer than the one we know (another leader's id): look again, wider.
-        else if (bytes < MAX_HEADER_BYTES) await look(nonce, MAX_HEADER_BYTES);
-        else slots[nonce] = this.#garbage(nonce, head, 'no broadcast header');
-      }
+      const same = known && this.#sameList(known, probed.header, nonce);
+      if (same) slots[nonce] = same;
+      else pending.push({ nonce, header: probed.header });
     };
-    await Promise.all(nonces.map((nonce) => look(nonce, want)));
+    await Promise.all(nonces.map((nonce) => look(nonce)));
     // Of the values known only by their header, read the best one whole; when it turns out not to
     // be a broadcast (garbage whose start looks like a header), the next best, and so on.
     const order = (h: BroadcastHeader): Broadcast => ({ ...h, members: [] });
@@ -370,7 +199,7 @@ export class LeaderWindow {
       // The list of this header is fetched once per cache: readers sharing the cache wait for the
       // fetch in flight rather than each reading the same list.
       const fetchList = async (): Promise<Broadcast | undefined> => {
-        const built = await this.#fromSteps(p.header, signal);
+        const built = await this.#steps?.build(p.header, signal);
         if (built !== undefined) {
           this.#o.onList?.('step');
           slots[p.nonce] = lazySlot(p.nonce, built);
@@ -402,6 +231,28 @@ export class LeaderWindow {
   }
 
   /**
+   * The first `bytes` of the value at `nonce` (one `getRange`): a slot when that tells what the
+   * value is (unavailable, empty, a whole value shorter than `bytes`, garbage), else its header.
+   * A header longer than `bytes` (another leader's id) is looked at again, wider. `reached` is
+   * called when the store answered.
+   */
+  async #probe(nonce: number, bytes: number, signal: AbortSignal | undefined, reached?: () => void): Promise<LeaderSlot | { readonly header: BroadcastHeader }> {
+    const { kv, key, clock, opTimeoutMs } = this.#o;
+    let head: string;
+    try {
+      head = await withDeadline(clock, opTimeoutMs, 'leader header read', kv.getRange(key.at(nonce), 0, bytes - 1, { signal }));
+    } catch (error) {
+      return { nonce, state: 'unavailable', error };
+    }
+    reached?.();
+    if (head === '') return { nonce, state: 'empty' };
+    if (Buffer.byteLength(head) < bytes) return this.#parse(nonce, head);
+    const parsed = parseHeader(head);
+    if (parsed !== undefined) return { header: parsed.header };
+    return bytes < MAX_HEADER_BYTES ? this.#probe(nonce, MAX_HEADER_BYTES, signal, reached) : this.#garbage(nonce, head, 'no broadcast header');
+  }
+
+  /**
    * The known broadcast at the Version of `h`, when `h` is a later Version of it in the same list
    * epoch, or the same claim (Version 0: a candidate writes its claim once, and never changes it).
    */
@@ -412,43 +263,6 @@ export class LeaderWindow {
     if (listEpoch(h.version) !== listEpoch(b.version)) return undefined;
     // The members did not change: the raw value is rebuilt only if someone asks for it.
     return lazySlot(nonce, h.version === b.version ? b : { ...b, version: h.version });
-  }
-
-  /**
-   * The broadcast at header `h` built from a list this window holds and the steps the leader wrote
-   * since (one `get` per step, at most {@link MAX_STEPS}, within half an operation timeout in
-   * all); `undefined` when it cannot be (no step, a step that does not fit, a step read that
-   * failed: then steps are not read again for `scanEveryMs`, so a dead shard holding them costs
-   * one timeout, not one per poll). Never rejects.
-   */
-  async #fromSteps(h: BroadcastHeader, signal: AbortSignal | undefined): Promise<Broadcast | undefined> {
-    const { kv, clock, opTimeoutMs, stepKey } = this.#o;
-    const start = clock.now();
-    if (stepKey === undefined || h.version === 0 || start < this.#stepsOffUntil) return undefined;
-    const chain: ListStep[] = [];
-    let target = listIdOf(h);
-    for (let hop = 0; hop < MAX_STEPS; hop++) {
-      const left = start + this.#o.listStepBudgetMs - clock.now();
-      let value: string | null;
-      try {
-        if (left <= 0) throw new Error('list steps took too long');
-        value = await withDeadline(clock, left, 'list step read', kv.get(stepKey(target), { signal }));
-      } catch {
-        this.#stepsOffUntil = clock.now() + (this.#o.scanEveryMs ?? 0);
-        return undefined;
-      }
-      const step = value === null ? undefined : parseListStep(value);
-      if (step === undefined || !sameListId(step.to, target)) return undefined;
-      chain.push(step);
-      let members = this.#lists.get(step.from);
-      if (members === undefined) {
-        target = step.from;
-        continue;
-      }
-      for (let i = chain.length - 1; i >= 0 && members !== undefined; i--) members = applyListStep(members, chain[i]!);
-      return members === undefined ? undefined : withMembers(h, members);
-    }
-    return undefined;
   }
 
   #know(next: Omit<Known, 'movedAt'> | undefined, at: number): void {

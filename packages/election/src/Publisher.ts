@@ -2,7 +2,7 @@ import { formatBroadcast, formatMember, isGoodbye, parseBroadcast, sameLeadershi
 import { isKeyFailure, withDeadline, type CompoundKey, type Timer } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import type { Lease } from './Lease.js';
-import type { LeaderWindowRead, OwnPublication } from './LeaderWindow.js';
+import { type LeaderWindowRead, type OwnPublication } from './LeaderRead.js';
 import { diffLists, formatListStep, listIdOf, sameListId } from './listStep.js';
 import type { NodeStats } from './NodeStats.js';
 import { expectedValue, nextVersion, sameMembers } from './versions.js';

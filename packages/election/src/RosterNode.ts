@@ -10,7 +10,7 @@ import { FaultLog } from './FaultLog.js';
 import { FollowerRole, type FollowerHost } from './FollowerRole.js';
 import { Following } from './Following.js';
 import { LeaderRole, type LeaderHost } from './LeaderRole.js';
-import type { LeaderWindowRead } from './LeaderWindow.js';
+import { type LeaderWindowRead } from './LeaderRead.js';
 import type { NodeState, RosterNode as RosterNodeApi } from './node.js';
 import { NodeStats } from './NodeStats.js';
 import { NodeView } from './NodeView.js';

@@ -2,10 +2,11 @@ import { CompoundKey, MemoryKV, silentLogger } from '@roster/kv-adapter';
 import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
 import { describe, expect, it } from 'vitest';
 import { formatBroadcast, type Broadcast, type Member } from '@roster/follower';
-import { coversBelow, LeaderWindow } from '../src/LeaderWindow.js';
+import { LeaderWindow } from '../src/LeaderWindow.js';
+import { coversBelow } from '../src/LeaderRead.js';
 import { diffLists, ListCache, formatListStep, listIdOf, type ListId } from '../src/listStep.js';
 import { nextVersion } from '../src/versions.js';
-import { NOT_READ } from '../src/LeaderWindow.js';
+import { NOT_READ } from '../src/LeaderRead.js';
 
 const I = 100;
 const T = 500;

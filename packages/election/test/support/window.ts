@@ -1,5 +1,6 @@
 import { RosterKeys, formatBroadcast, type Broadcast } from '@roster/follower';
-import { LeaderWindow, type LeaderWindowRead } from '../../src/LeaderWindow.js';
+import { LeaderWindow } from '../../src/LeaderWindow.js';
+import { type LeaderWindowRead } from '../../src/LeaderRead.js';
 import { MemoryKV, Namespace, silentLogger } from '@roster/kv-adapter';
 import { VirtualClock } from '@roster/kv-adapter/testing';
 import { resolveConfig, type ResolvedConfig } from '../../src/config.js';
