@@ -1,7 +1,7 @@
 import type { DaemonLeader, DaemonRole, DaemonUpdate, WatchFunction } from './DaemonUpdate.js';
 
 /**
- * A thin client of a local `roster node` daemon (seed 000): an independent listener on the
+ * A thin client of a local `roster node` daemon: an independent listener on the
  * daemon's `/events` stream that turns it into typed updates for watch functions and iterators.
  * Its only state is what the stream says: the daemon's role, the leader it follows and the
  * member list. Made by {@link connectDaemon}.

@@ -18,14 +18,14 @@ export interface DaemonLeader {
   readonly token: bigint;
 }
 
-/** A machine joined the member list (seed 000's "adding a machine to the list"). */
+/** A machine joined the member list ("a machine added to the list"). */
 export interface AddUpdate {
   readonly type: 'add';
   /** The id of the member. */
   readonly id: string;
 }
 
-/** A machine left the member list (seed 000's "deleting a machine from the list"). */
+/** A machine left the member list ("a machine deleted from the list"). */
 export interface DeleteUpdate {
   readonly type: 'delete';
   /** The id of the member. */
@@ -86,5 +86,5 @@ export interface DisconnectedUpdate {
  */
 export type DaemonUpdate = AddUpdate | DeleteUpdate | GoodbyeUpdate | LeaderUpdate | RoleUpdate | ConnectedUpdate | DisconnectedUpdate;
 
-/** A function installed with `watch()`: seed 000's watch functions. */
+/** A function installed with `watch()`. */
 export type WatchFunction = (update: DaemonUpdate) => void;

@@ -1,5 +1,5 @@
 /**
- * `@roster/client`: a thin client of a local `roster node` daemon (seed 000's "client library
+ * `@roster/client`: a thin client of a local `roster node` daemon (the "client library
  * interface"). It reads the daemon's `/events` stream over plain HTTP and calls installed watch
  * functions with typed updates: a machine added or deleted, a goodbye before the leader changes,
  * the leader and the daemon's role, and the link going up or down.

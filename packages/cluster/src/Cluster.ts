@@ -21,7 +21,7 @@ interface Waiter {
 }
 
 /**
- * A connection to a cluster, as libcluster's (seed 002): after {@link join} it knows this
+ * A connection to a cluster, as libcluster's: after {@link join} it knows this
  * instance's base thread index and the cluster's total thread count, and reports every change as
  * a re-balance. Create it with `createCluster()`.
  *

@@ -27,7 +27,7 @@ export interface BalanceResult {
 }
 
 /**
- * libcluster's balancing rule (seed 002), as a pure function: sort the instances by id (by UTF-16
+ * libcluster's balancing rule, as a pure function: sort the instances by id (by UTF-16
  * code unit, as the broadcast is sorted); each instance's base index is the sum of the thread
  * counts of the instances before it; the total is the sum of all. So the instances hold the
  * disjoint ranges `[index, index + threads)` that together cover `0 … total − 1`.

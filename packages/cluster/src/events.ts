@@ -14,7 +14,7 @@ export interface Balance {
 }
 
 /**
- * This instance's base index or the cluster total changed (seed 002's re-balance). Emitted on
+ * This instance's base index or the cluster total changed (a re-balance). Emitted on
  * joining (the first one), whenever the base index or the total changes while this instance is a
  * member, and with `index` −1 when it stops being one (on leaving, or when the cluster dropped
  * it). While it is not a member a change of the total alone is not reported: it holds no index.

@@ -1,5 +1,5 @@
 /**
- * `@roster/cluster`: libcluster (seed 002) on Roster. Each instance of an application learns its
+ * `@roster/cluster`: libcluster on Roster. Each instance of an application learns its
  * cluster-wide base thread index and the total thread count, and is told whenever either changes,
  * so that the instances can divide work between them.
  *

@@ -3,7 +3,7 @@ import { ConfigError, Namespace, parseStoreUrl, realClock, silentLogger, type Cl
 import { checkInstanceId, checkThreads } from './internal/instanceIds.js';
 import type { RebalanceUpdate } from './events.js';
 
-/** Static clustering (seed 002): every instance is told its place; no store, no coordination. */
+/** Static clustering: every instance is told its place; no store, no coordination. */
 export interface StaticClusterSettings {
   /** This instance's base thread index, from 0 to `total − threads`. */
   readonly index: number;

@@ -43,7 +43,7 @@ export type CandidateDecision =
 export type CandidateTiming = Pick<Timing, 'timeoutMs' | 'claimTimeoutMs' | 'settleMs'>;
 
 /**
- * The candidate's rule (seed 003 §2), applied to one read completed at `now`: unclaimed, it claims
+ * The candidate's rule, applied to one read completed at `now`: unclaimed, it claims
  * unless a leadership better than its basis appeared; claimed, it follows a better broadcast,
  * gives up when its claim is gone or unconfirmed after T + I, and leads once the settle time has
  * passed, every other broadcast has stood still for T (its leader, if alive, has fenced itself),

@@ -18,7 +18,7 @@ export interface JoinPollerOptions {
 }
 
 /**
- * The leader's JOIN poller (seed 003 §4): every interval it takes the content of every nonce of
+ * The leader's JOIN poller: every interval it takes the content of every nonce of
  * the join key, atomically (read-and-delete in one step, so an id appended at the same moment is
  * either taken now or left for the next poll, never lost), and hands the joiners to the leader
  * loop. Tokens that do not parse are reported and dropped.

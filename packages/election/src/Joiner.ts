@@ -2,7 +2,7 @@ import { RosterError, withDeadline, writeMoving, type Clock, type CompoundKey, t
 import { formatMember, type Member } from '@roster/follower';
 
 /**
- * Joins a follower to the cluster (seed 003 §3) by appending ` <id>` (or ` <id>:<weight>`) to
+ * Joins a follower to the cluster by appending ` <id>` (or ` <id>:<weight>`) to
  * the join key. Appends are atomic, so many nodes can join at once; the leader takes the key's
  * content atomically, so nothing appended at the same moment is lost. When the join key is
  * unavailable the joiner moves to its next nonce; the leader polls every nonce of the window.

@@ -18,7 +18,7 @@ interface Known {
 }
 
 /**
- * Reads the leader key (seed 003 §1–2), in three ways:
+ * Reads the leader key, in three ways:
  *
  * - {@link read} reads every nonce of the window in parallel: a writer that moved to another nonce
  *   is found there, unavailable nonces are skipped, and values that do not parse are reported and

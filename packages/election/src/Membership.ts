@@ -6,7 +6,7 @@ interface Entry {
 }
 
 /**
- * The leader's list of active members (seed 003 §3–4): who joined, when each last PINGed, and who
+ * The leader's list of active members: who joined, when each last PINGed, and who
  * must go. The leader is always a member.
  */
 export class Membership {

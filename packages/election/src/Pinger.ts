@@ -2,7 +2,7 @@ import { withDeadline, writeMoving, type Clock, type CompoundKey, type KV } from
 import { formatPing, parseIdKeyValue } from '@roster/follower';
 
 /**
- * A follower's side of the PING/PONG cycle (seed 003 §3), on its own id key, at one store command
+ * A follower's side of the PING/PONG cycle, on its own id key, at one store command
  * per step: `exchange(idKey, "PING <seq>")` writes the PING and returns what it replaced. A PONG
  * there means the leader answered since our previous PING (the leader's PONG replaces our PING,
  * our next PING replaces the PONG); our own previous PING means it did not. When the key becomes

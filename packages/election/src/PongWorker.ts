@@ -32,7 +32,7 @@ export interface PongWorkerOptions {
 }
 
 /**
- * The leader's PONG worker for one follower (seed 003 §3–4). Every interval it answers with one
+ * The leader's PONG worker for one follower. Every interval it answers with one
  * store command, `exchange(idKey, "PONG <seq>")` at the nonce where it last found the follower:
  * the value it replaces is the news. A `PING` there that is not what this worker found before
  * (its own PONG) is a fresh PING: the follower is alive. A `LEAVE` there means the follower left.

@@ -23,7 +23,7 @@ type Phase =
   | { readonly role: 'leader'; readonly lead: LeaderRole };
 
 /**
- * One member of a Roster cluster: the era/nonce/version protocol of seed 003 as a state machine.
+ * One member of a Roster cluster: the era/nonce/version protocol as a state machine.
  * Create it with `createNode()`.
  *
  * ```

@@ -1,7 +1,7 @@
 import { isClaim, isGoodbye, sameLeadership, type Broadcast } from '@roster/follower';
 
 /**
- * Watches one broadcast for progress (seed 003 §2: "any follower that sees no changes in the
+ * Watches one broadcast for progress (as the protocol puts it, "any follower that sees no changes in the
  * Version after a sufficient period of time"). Progress means the value changed: another
  * leadership, or the same leadership at another version. It is timed on the local monotonic
  * clock from the completion of the read that first saw the change, so a leader whose last

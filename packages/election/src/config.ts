@@ -85,7 +85,7 @@ export interface ResolvedConfig extends NodeSettings {
   readonly timing: Timing;
 }
 
-/** A fresh node id: a UUID without dashes, as libcluster generates (seed 002). */
+/** A fresh node id: a UUID without dashes, as libcluster generates. */
 export function newNodeId(): string {
   return randomUUID().replaceAll('-', '');
 }

@@ -92,7 +92,7 @@ export interface MembersUpdate {
   readonly removed: readonly string[];
 }
 
-/** The leader said goodbye (seed 000): it resigned; a new election follows at once. */
+/** The leader said goodbye: it resigned; a new election follows at once. */
 export interface GoodbyeUpdate {
   readonly type: 'goodbye';
   readonly leader: LeaderInfo;
@@ -106,5 +106,5 @@ export interface StoppedUpdate {
 /** Every update a node emits, as `watch()` and `updates()` deliver them. */
 export type RosterUpdate = RoleUpdate | LeaderUpdate | MembersUpdate | GoodbyeUpdate | StoppedUpdate;
 
-/** A function installed with `watch()` (seed 000's watch functions). */
+/** A function installed with `watch()`. */
 export type WatchFunction = (update: RosterUpdate) => void;

@@ -1,6 +1,6 @@
 /**
  * `@roster/election`: leader election and membership over an unreliable key-value store, by the
- * era/nonce/version protocol of seed 003. One entry point, {@link createNode}.
+ * era/nonce/version protocol (docs/protocol.md). One entry point, {@link createNode}.
  *
  * **Guarantees** (see docs/protocol.md): with the defaults I = 1 s and T = 5 s, a crashed leader
  * is replaced within T + 2I; after faults stop, every live node converges on one leader and the

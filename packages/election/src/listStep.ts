@@ -15,7 +15,7 @@ export interface ListId {
 
 /**
  * A change of the member list from one publication to a later one, as the leader writes it beside
- * the broadcast (the leader key itself keeps seed 003's format): the ids `removed` from the list
+ * the broadcast (the leader key itself keeps its `Era Nonce Version Id member…` format): the ids `removed` from the list
  * `from`, then the members `added`, each at its place in the new list. A follower that holds the
  * list `from` builds the list `to` from it, reading a few bytes per change instead of the whole
  * list again. A member whose weight changed is removed and added.

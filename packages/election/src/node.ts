@@ -33,13 +33,13 @@ export interface RosterNode extends AsyncDisposable {
    */
   readonly leadership: AbortSignal | undefined;
   /**
-   * The latency sensor (seed 001): moving averages of a leader-window read and of the PING → PONG
+   * The latency sensor: moving averages of a leader-window read and of the PING → PONG
    * round trip (followers only); `undefined` until measured.
    */
   readonly latency: { readonly windowReadMs: number | undefined; readonly pongRoundTripMs: number | undefined };
   /**
    * At the leader, every follower's PING → PONG round trip in ms, as the follower measured it and
-   * reported it in its last PING (seed 001's latency sensor, gathered where the group is seen
+   * reported it in its last PING (the latency sensor, gathered where the group is seen
    * whole); an empty map on any other node. Members that never reported one are absent.
    */
   latencies(): ReadonlyMap<string, number>;
@@ -59,7 +59,7 @@ export interface RosterNode extends AsyncDisposable {
    * false until the lapsed lease is re-validated (docs/protocol.md).
    */
   isLeader(): boolean;
-  /** Installs a watch function (seed 000) called with every update; returns the unsubscribe function. */
+  /** Installs a watch function called with every update; returns the unsubscribe function. */
   watch(fn: WatchFunction): () => void;
   /** Calls `fn` with every update of one type; returns the unsubscribe function. */
   on<T extends RosterUpdate['type']>(type: T, fn: (update: Extract<RosterUpdate, { type: T }>) => void): () => void;

@@ -1,7 +1,7 @@
 import { formatMember, isValidId, parseMember, type Member } from './ids.js';
 
 /**
- * The leader broadcast of seed 003, the value at the leader key:
+ * The leader broadcast, the value at the leader key:
  *
  * ```
  * Era Nonce Version Id member1 member2 …

@@ -37,7 +37,7 @@ export function checkWeight(weight: unknown, field = 'weight'): asserts weight i
 
 /**
  * Formats a member as it travels in the join key and the broadcast: `id` when its weight is 1
- * (so a cluster of weight-1 members reads exactly as seed 003's plain list), `id:weight` otherwise.
+ * (so a cluster of weight-1 members reads exactly as a plain list of ids), `id:weight` otherwise.
  */
 export function formatMember(member: Member): string {
   return member.weight === 1 ? member.id : `${member.id}:${member.weight}`;

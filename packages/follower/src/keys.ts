@@ -1,7 +1,7 @@
 import { CompoundKey, Namespace } from '@roster/kv-adapter';
 
 /**
- * The compound keys of one cluster (seed 003), all under the cluster's {@link Namespace}:
+ * The compound keys of one cluster, all under the cluster's {@link Namespace}:
  *
  * | key | value | written by |
  * |---|---|---|

@@ -18,7 +18,7 @@ export interface CompoundKeyOptions {
 export const DEFAULT_NONCE_WINDOW = 4;
 
 /**
- * A compound key (seed 003, §1): the simple key `base` plus a space and a nonce, `"<base> <nonce>"`.
+ * A compound key: the simple key `base` plus a space and a nonce, `"<base> <nonce>"`.
  * The nonce starts at 0; when the current key becomes unavailable the writer moves to the next
  * nonce ({@link advance}), wrapping around within the window so that a key that heals can be
  * used again.

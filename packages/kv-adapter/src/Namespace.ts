@@ -5,7 +5,7 @@ const MAX_NAME = 128;
 const NAME = /^[A-Za-z0-9._\-:@]+$/;
 
 /**
- * A key prefix for one cluster in one environment (seed 002): `roster/<cluster>/<env>/`.
+ * A key prefix for one cluster in one environment: `roster/<cluster>/<env>/`.
  * Two clusters, or two environments of one cluster, never see each other's keys.
  *
  * Names are 1 to 128 of letters, digits and `. _ - : @`, and neither `.` alone nor anything

@@ -4,7 +4,7 @@
  * - {@link KV}: the one interface every package speaks (get, set, delete, append, take,
  *   compare-and-set, the store's clock), with typed errors that tell a key that cannot be served
  *   ({@link KeyUnavailableError}) from a store that cannot be reached ({@link StoreUnavailableError}).
- * - {@link CompoundKey}: seed 003's `"<base> <nonce>"` keys that move when a key is unavailable.
+ * - {@link CompoundKey}: `"<base> <nonce>"` keys that move when a key is unavailable.
  * - {@link Namespace}: a cluster key and environment as a key prefix.
  * - Backends: {@link MemoryKV} (embedded) and {@link RedisKV} (Redis, Redis Cluster).
  * - The time seam: {@link Clock}, {@link RealClock}; one deadline helper ({@link deadline},

@@ -77,7 +77,7 @@ interface Read {
 }
 
 /**
- * The heartbeat table of seed 004: one entry `{uuid, utype, timestamp, endpoint?}` per role type,
+ * The heartbeat table: one entry `{uuid, utype, timestamp, endpoint?}` per role type,
  * judged by the store's own clock.
  *
  * - {@link updateHeartbeat} reads the store's time and the entry, decides (free, own, or expired:
@@ -137,7 +137,7 @@ export class HeartbeatTable {
   }
 
   /**
-   * `UpdateHeartbeat(uuid, utype)` of seed 004: writes `{uuid, utype, timestamp: store time}`
+   * `UpdateHeartbeat(uuid, utype)`: writes `{uuid, utype, timestamp: store time}`
    * when the entry is empty, corrupt, this instance's own, or expired (store time − its
    * timestamp > T); otherwise writes nothing.
    *
@@ -182,7 +182,7 @@ export class HeartbeatTable {
   }
 
   /**
-   * `GetPrimary(utype)` of seed 004: the entry when store time − its timestamp ≤ T, else
+   * `GetPrimary(utype)`: the entry when store time − its timestamp ≤ T, else
    * `undefined` (empty, expired, or corrupt and reported).
    */
   async getPrimary(utype: string, options: KVOperationOptions = {}): Promise<Primary | undefined> {

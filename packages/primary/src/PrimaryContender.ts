@@ -14,7 +14,7 @@ import { checkEndpoint, checkUtype, checkUuid } from './names.js';
 import { resolveTiming } from './timing.js';
 
 /**
- * One instance contending to be the primary of a role type: seed 004's client loop, every step of
+ * One instance contending to be the primary of a role type: the contender's loop, every step of
  * it in this file.
  *
  * 1. Take an instance id (`generateId`, a random UUID without dashes by default).

@@ -5,7 +5,7 @@ import type { Primary } from './HeartbeatTable.js';
 import type { HeartbeatTiming } from './timing.js';
 
 /**
- * Where a contender is in seed 004's client loop:
+ * Where a contender is in its loop:
  * - `idle`: constructed, not started.
  * - `seeking`: polling `getPrimary` every I; claims the entry when it is empty (steps 2–3).
  * - `claimed`: wrote its heartbeat; the next poll confirms the claim (step 4).

@@ -1,7 +1,7 @@
 import { endpointProblem, utypeProblem, uuidProblem } from './names.js';
 
 /**
- * One row of the heartbeat table (seed 004): who holds the role type, and the store time of its
+ * One row of the heartbeat table: who holds the role type, and the store time of its
  * latest heartbeat.
  */
 export interface HeartbeatEntry {

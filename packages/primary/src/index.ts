@@ -1,6 +1,6 @@
 /**
  * `@roster/primary`: one primary per role type through a heartbeat table judged by the store's
- * own clock (seed 004), and name resolution of "the primary of type X".
+ * own clock, and name resolution of "the primary of type X".
  *
  * Guarantees, in short (docs/primary.md has the derivation): with a store whose compare-and-set
  * and clock are one atomic step (`MemoryKV`, `RedisKV`), an entry is taken from its holder only

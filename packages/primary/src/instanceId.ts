@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 /**
- * A fresh instance id: a random UUID without dashes (32 hex digits), as seed 004's clients
+ * A fresh instance id: a random UUID without dashes (32 hex digits), as the primary protocol's clients
  * generate on start. A contender takes a new one each time it starts over after losing the role.
  *
  * @example

@@ -1,12 +1,12 @@
 import { ConfigError } from '@roster/kv-adapter';
 
-/** The heartbeat interval I of seed 004, when none is given: 1 s. */
+/** The heartbeat interval I, when none is given: 1 s. */
 export const DEFAULT_INTERVAL_MS = 1000;
-/** The heartbeat timeout T of seed 004, when none is given: 5 s. */
+/** The heartbeat timeout T, when none is given: 5 s. */
 export const DEFAULT_TIMEOUT_MS = 5000;
 
 /**
- * The two parameters of seed 004.
+ * The two timing parameters of a primary election.
  *
  * - I (`intervalMs`): how often a contender polls the table and a primary heartbeats.
  * - T (`timeoutMs`): how old (in store time) a heartbeat may be before its entry counts as empty.

@@ -43,7 +43,7 @@ Examples:
   cluster-test -n 2 -I 4 -T 8
 `;
 
-/** `cluster-test`: libcluster's test program (seed 002) on `@roster/cluster`. */
+/** `cluster-test`: libcluster's test program on `@roster/cluster`. */
 export const clusterTestCommand: Command = {
   name: NAME,
   summary: 'join a cluster as libcluster’s cluster-test does and print every re-balance',

@@ -11,7 +11,7 @@ const NAME = 'roster primary';
 const HELP = `Usage: roster primary run --store URL --key KEY --env ENV --type TYPE [options]
        roster primary get --store URL --key KEY --env ENV --type TYPE [--json]
 
-One primary per role type (seed 004, @roster/primary): instances of a type contend through a
+One primary per role type (@roster/primary): instances of a type contend through a
 heartbeat table in the store, judged by the store's own clock; clients resolve the primary of
 a type to the endpoint it published. See docs/primary.md.
 

@@ -11,7 +11,7 @@ export const DEFAULT_MAX_EVENT_CLIENTS = 100;
 type Format = 'ndjson' | 'sse';
 
 /**
- * `GET /events` of the status page (seed 000's "local daemon" side): the node's events as NDJSON,
+ * `GET /events` of the status page (the local daemon's side of `@roster/client`): the node's events as NDJSON,
  * exactly the objects `roster node --json` prints, to any number of clients at once.
  *
  * Each client first gets a snapshot of the current state, three lines: `role` (with

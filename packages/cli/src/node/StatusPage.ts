@@ -70,7 +70,7 @@ export interface StatusEndpoints {
 const MAX_CONNECTIONS = 256;
 
 /**
- * A read-only HTTP status page for one node (seed 001's "look at the logs from a browser"), on
+ * A read-only HTTP status page for one node (the logs, looked at from a browser), on
  * `node:http` alone: `/` is a live dashboard (it follows `/events` as Server-Sent Events),
  * `/status.json` the same as JSON, and, when given, `/events` (the node's events as NDJSON),
  * `/metrics` (Prometheus text), `/healthz` and `/readyz` (200 or 503 with a JSON reason). Anything

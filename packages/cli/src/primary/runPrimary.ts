@@ -19,7 +19,7 @@ export interface PrimaryRunOptions extends PrimaryStoreOptions {
   readonly intervalMs?: number;
   /**
    * Exit with {@link ExitCode.lostPrimary} when the instance stops acting as primary for any reason
-   * but a signal, so that a supervisor restarts it (seed 004's "exit itself and restart").
+   * but a signal, so that a supervisor restarts it (a primary that lost its role exits and is restarted).
    * @defaultValue false: start over in-process under a new id
    */
   readonly exitOnLoss?: boolean;

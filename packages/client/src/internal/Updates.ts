@@ -2,7 +2,7 @@ import { EventEmitter, on, setMaxListeners } from 'node:events';
 import type { Logger } from '../Logger.js';
 
 /**
- * The client's updates, on Node's own `EventEmitter` and `events.on`: watch functions (seed 000)
+ * The client's updates, on Node's own `EventEmitter` and `events.on`: watch functions
  * that are logged and kept when they throw, and async iterators that end when the client closes
  * and reject with their own signal's reason.
  */

@@ -15,7 +15,7 @@ export function reportUncaught(error: unknown): void {
 }
 
 /**
- * Delivers typed updates to watch functions (seed 000) and async iterators. A watch function
+ * Delivers typed updates to watch functions and async iterators. A watch function
  * that throws is kept, and the other watchers still get the update; its error is logged, or,
  * when there is no logger (the silent default), reported as an uncaught exception on the next
  * tick, never swallowed. Iterators buffer what their consumer has not read yet. The one typed
