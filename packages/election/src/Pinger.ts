@@ -44,11 +44,6 @@ export class Pinger {
     return this.#key.nonce;
   }
 
-  /** Forgets PONGs seen so far (e.g. when following a new leader). */
-  resetPongs(): void {
-    this.#lastPongAt = undefined;
-  }
-
   /**
    * PINGs, and learns from the value replaced whether the previous PING was answered. One store
    * command. Rejects on store errors (the PING may or may not have been written).

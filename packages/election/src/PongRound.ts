@@ -28,11 +28,6 @@ export class PongRound {
     this.#logger = options.logger;
   }
 
-  /** How many workers are registered. */
-  get size(): number {
-    return this.#members.size;
-  }
-
   /** Registers `member`; its first step runs at once (on the next timer turn), then at every beat. */
   add(member: RoundMember): void {
     if (this.#members.has(member)) return;

@@ -27,7 +27,7 @@ describe('election on MemoryKV and the virtual clock', () => {
     await c.stopAll();
   });
 
-  it('the leader holds every follower’s PING → PONG round trip as the follower reported it (seed 001)', async () => {
+  it('the leader holds every follower’s PING → PONG round trip as the follower reported it', async () => {
     const c = new Cluster();
     await c.start('n1', 'n2', 'n3');
     await c.until(() => c.converged(), 20 * T, 'convergence');

@@ -27,7 +27,7 @@ const broadcast: fc.Arbitrary<Broadcast> = fc
   });
 
 describe('the broadcast codec', () => {
-  it('formats exactly as `Era Nonce Version Id member…` (seed 003)', () => {
+  it('formats exactly as `Era Nonce Version Id member…`', () => {
     expect(formatBroadcast({ era: 3, nonce: 1, version: 42, id: 'n1', members: [{ id: 'n1', weight: 1 }, { id: 'n2', weight: 1 }] })).toBe(
       '3 1 42 n1 n1 n2',
     );
