@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { createCluster, type Cluster } from '@roster/cluster';
 import { startRedis, type RedisTestServer } from './support/redis.js';
+import { waitFor } from '@roster/kv-adapter/testing';
 
 /** `@roster/cluster` with a store URL as registry, on a real redis-server and the real clock. */
 const I = 100;
@@ -17,12 +18,8 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-async function until(predicate: () => boolean, limitMs: number, what: string): Promise<void> {
-  const start = performance.now();
-  while (!predicate()) {
-    if (performance.now() - start > limitMs) throw new Error(`${what} not reached within ${limitMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+function until(predicate: () => boolean, limitMs: number, what: string): Promise<number> {
+  return waitFor(predicate, { what, timeoutMs: limitMs, everyMs: 10 });
 }
 
 describe('@roster/cluster on a real redis-server', () => {

@@ -10,6 +10,7 @@ import { createNode, type RosterNode } from '@roster/election';
 import { RedisKV, RosterError, ValueTooLargeError } from '@roster/kv-adapter';
 import { MemoryLogger } from '@roster/kv-adapter/testing';
 import { startRedis, type RedisTestServer } from './support/redis.js';
+import { waitFor } from '@roster/kv-adapter/testing';
 
 const MiB = 1024 * 1024;
 const I = 100;
@@ -33,12 +34,8 @@ async function serverOutputBytes(): Promise<number> {
   return Number(/total_net_output_bytes:(\d+)/.exec(info)![1]);
 }
 
-async function until(predicate: () => boolean, limitMs: number, what: string): Promise<void> {
-  const start = performance.now();
-  while (!predicate()) {
-    if (performance.now() - start > limitMs) throw new Error(`${what}: not within ${limitMs} ms`);
-    await delay(10);
-  }
+function until(predicate: () => boolean, limitMs: number, what: string): Promise<number> {
+  return waitFor(predicate, { what, timeoutMs: limitMs, everyMs: 10 });
 }
 
 describe('a 100 MB value in a key', () => {

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText } from './support/prometheusText.js';
 import { startRedis, type RedisTestServer } from './support/redis.js';
 import { killAllNodes, startRoster, until, type RosterNodeProcess, statusUrl } from './support/rosterNode.js';
+import { waitFor } from '@roster/kv-adapter/testing';
 
 /**
  * `roster node --status-port 0` processes on a real redis-server: `/metrics`, `/healthz`,
@@ -52,7 +53,7 @@ describe('roster node --status-port: metrics and probes on a real redis-server',
     const { nodes, urls } = await cluster();
     const leaderId = nodes[0]!.leader!.id;
     for (const [i, url] of urls.entries()) {
-      const ready = await waitFor(() => probe(`${url}readyz`), (r) => r.status === 200, WAIT);
+      const ready = await untilValue(() => probe(`${url}readyz`), (r) => r.status === 200, WAIT);
       expect(ready.body).toEqual({ ready: true, reason: 'ok' });
       expect(await probe(`${url}healthz`)).toEqual({ status: 200, body: { healthy: true, reason: 'ok' } });
 
@@ -65,7 +66,7 @@ describe('roster node --status-port: metrics and probes on a real redis-server',
       const roundTrips = (f: ReturnType<typeof parsePrometheusText>): number =>
         f.get('roster_ping_pong_round_trip_seconds')?.samples.find((s) => s.name === 'roster_ping_pong_round_trip_seconds_count')?.value ?? 0;
       // A follower's first round trip ends with the first PONG it reads, an interval or two after it is listed.
-      const { contentType, families } = await waitFor(scrape, (m) => isLeader || roundTrips(m.families) > 0, WAIT);
+      const { contentType, families } = await untilValue(scrape, (m) => isLeader || roundTrips(m.families) > 0, WAIT);
       expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
       const value = (name: string, labels: Record<string, string> = {}): number | undefined =>
         [...families.values()]
@@ -94,29 +95,29 @@ describe('roster node --status-port: metrics and probes on a real redis-server',
 
   it('answers 503 to /readyz within T of the store stopping, with the reason, and 200 again once it is back', async () => {
     const { urls } = await cluster();
-    for (const url of urls) await waitFor(() => probe(`${url}readyz`), (r) => r.status === 200, WAIT);
+    for (const url of urls) await untilValue(() => probe(`${url}readyz`), (r) => r.status === 200, WAIT);
     redis.pause();
     const pausedAt = performance.now();
-    const answers = await Promise.all(urls.map((url) => waitFor(() => probe(`${url}readyz`), (r) => r.status === 503, 3 * T)));
+    const answers = await Promise.all(urls.map((url) => untilValue(() => probe(`${url}readyz`), (r) => r.status === 503, 3 * T)));
     const tookMs = performance.now() - pausedAt;
     // Within T of the last answer, plus one scrape interval and a loaded machine's slack.
     expect(tookMs).toBeLessThan(T + 2 * I + 2000);
     // A leader whose lease ran out (T/2) steps down before T and may first say it knows no leader.
     for (const answer of answers) expect(answer.body).toMatchObject({ ready: false, reason: expect.stringMatching(/^(the store has not answered|no leader known|the leader’s lease ran out)/) });
     for (const url of urls) {
-      const later = await waitFor(() => probe(`${url}readyz`), (r) => /^the store has not answered/.test(String(r.body.reason)), 3 * T);
+      const later = await untilValue(() => probe(`${url}readyz`), (r) => /^the store has not answered/.test(String(r.body.reason)), 3 * T);
       expect(later.status).toBe(503);
     }
     // The store being away is no reason to restart the node: it stays live.
     for (const url of urls) expect((await probe(`${url}healthz`)).status).toBe(200);
     redis.resume();
-    for (const url of urls) await waitFor(() => probe(`${url}readyz`), (r) => r.status === 200, WAIT);
+    for (const url of urls) await untilValue(() => probe(`${url}readyz`), (r) => r.status === 200, WAIT);
   });
 
   it('lists every member in /status.json: a follower with its own PING→PONG latency, the leader with every follower’s', async () => {
     const { urls } = await cluster();
     for (const url of urls) {
-      const status = await waitFor(
+      const status = await untilValue(
         async () => (await (await fetch(`${url}status.json`)).json()) as { id: string; role: string; members: { list: { id: string; latencyMs: number | null }[] } },
         (s) =>
           s.role === 'leader'
@@ -131,14 +132,9 @@ describe('roster node --status-port: metrics and probes on a real redis-server',
   });
 });
 
-/** Calls `get` every 50 ms until `ok` holds of its value; returns that value, or throws the last one after `timeoutMs`. */
-async function waitFor<T>(get: () => Promise<T>, ok: (value: T) => boolean, timeoutMs: number): Promise<T> {
-  const start = performance.now();
+/** Calls `get` until `ok` holds of its value; returns that value, or throws with the last one after `timeoutMs`. */
+async function untilValue<T>(get: () => Promise<T>, ok: (value: T) => boolean, timeoutMs: number): Promise<T> {
   let last: T | undefined;
-  for (;;) {
-    last = await get();
-    if (ok(last)) return last;
-    if (performance.now() - start > timeoutMs) throw new Error(`not within ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitFor(async () => ok((last = await get())), { what: () => `a value that holds; last: ${JSON.stringify(last)}`, timeoutMs });
+  return last as T;
 }

@@ -4,6 +4,7 @@ import { Namespace, RedisKV } from '@roster/kv-adapter';
 import { MemoryLogger } from '@roster/kv-adapter/testing';
 import { HeartbeatTable, PrimaryContender, PrimaryResolver } from '@roster/primary';
 import { startRedis } from './support/redis.js';
+import { waitFor } from '@roster/kv-adapter/testing';
 
 /** Seed 004 on a real redis-server (compare-and-set and `TIME` in one Lua script), real clock, generous bounds. */
 const I = 100;
@@ -18,13 +19,8 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-async function until(predicate: () => boolean, limitMs: number, what: string): Promise<number> {
-  const start = performance.now();
-  while (!predicate()) {
-    if (performance.now() - start > limitMs) throw new Error(`${what}: not within ${limitMs} ms`);
-    await delay(5);
-  }
-  return performance.now() - start;
+function until(predicate: () => boolean, limitMs: number, what: string): Promise<number> {
+  return waitFor(predicate, { what, timeoutMs: limitMs, everyMs: 5 });
 }
 
 describe('@roster/primary on a real redis-server', () => {

@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CompoundKey,
@@ -9,6 +8,7 @@ import {
   writeMoving,
 } from '@roster/kv-adapter';
 import { startRedisCluster, type RedisClusterTestNode, type RedisTestCluster } from './support/redis.js';
+import { waitFor } from '@roster/kv-adapter/testing';
 
 /** How long an operation on a key whose shard is dead may take to fail (measured: ~0.1–0.25 s). */
 const DEAD_SHARD_BOUND_MS = 3000;
@@ -27,15 +27,9 @@ function rejectionOf<T>(result: PromiseSettledResult<T>): unknown {
 
 /** Polls `op` until it resolves, for at most `timeoutMs`; returns its value. */
 async function eventually<T>(op: () => Promise<T>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await op();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await delay(100);
-    }
-  }
+  let value: T | undefined;
+  await waitFor(async () => ((value = await op()), true), { what: 'the operation to succeed', timeoutMs, everyMs: 100 });
+  return value as T;
 }
 
 describe('RedisKV on a 3-shard Redis Cluster with one shard down', () => {

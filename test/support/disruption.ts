@@ -7,6 +7,7 @@
  */
 import { startRedisCluster, type RedisClusterTestNode, type RedisTestCluster } from './redis.js';
 import { killAllNodes, startRoster, type RosterNodeProcess } from './rosterNode.js';
+import { waitFor } from '@roster/kv-adapter/testing';
 
 /** How the shard fails: `kill` (SIGKILL, refused connections), `stop` (SIGSTOP, everything hangs). */
 export type ShardFault = 'kill' | 'stop';
@@ -224,13 +225,8 @@ class Group {
 }
 
 /** Polls every 20 ms; resolves with the time it took, or `undefined` after `boundMs`. */
-async function poll(predicate: () => boolean, boundMs: number): Promise<number | undefined> {
-  const start = performance.now();
-  while (!predicate()) {
-    if (performance.now() - start > boundMs) return undefined;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return performance.now() - start;
+function poll(predicate: () => boolean, boundMs: number): Promise<number | undefined> {
+  return waitFor(predicate, { what: 'the condition', timeoutMs: boundMs, everyMs: 20 }).catch(() => undefined);
 }
 
 /** One row of the disruption table, in Markdown. */

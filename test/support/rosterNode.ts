@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { NodeEvent } from '@roster/cli';
+import { waitFor } from '@roster/kv-adapter/testing';
 
 /** The built `roster` bin of `@roster/cli` (`pnpm build` first). */
 export const ROSTER_BIN = fileURLToPath(new URL('../../packages/cli/dist/bin/roster.js', import.meta.url));
@@ -119,17 +120,9 @@ export async function runRoster(args: string[], timeoutMs = 20_000): Promise<{ e
   return { exit, stdout: p.lines.join('\n'), stderr: p.stderr };
 }
 
-/**
- * Polls `predicate` every 25 ms until it holds and returns the time it took; throws `describe()`
- * after `timeoutMs`.
- */
-export async function until(predicate: () => boolean, timeoutMs: number, describe: () => string): Promise<number> {
-  const start = performance.now();
-  while (!predicate()) {
-    if (performance.now() - start > timeoutMs) throw new Error(`not within ${timeoutMs} ms: ${describe()}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return performance.now() - start;
+/** Waits until `predicate` holds and returns the time it took; throws `describe()` after `timeoutMs`. */
+export function until(predicate: () => boolean, timeoutMs: number, describe: () => string): Promise<number> {
+  return waitFor(predicate, { what: describe, timeoutMs, everyMs: 25 });
 }
 
 /** SIGKILLs every `roster` process still running and waits for them to go. */

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_EVENT_CLIENTS, EventStream } from '../src/node/EventStream.js';
 import type { NodeEvent } from '../src/node/nodeEvents.js';
 import { StatusPage, type NodeStatus } from '../src/node/StatusPage.js';
+import { waitFor } from '@roster/kv-adapter/testing';
 
 const status = (): NodeStatus => ({
   id: 'web-1',
@@ -25,12 +26,8 @@ const status = (): NodeStatus => ({
 
 const started: NodeEvent = { ts: 1, id: 'web-1', event: 'role', role: 'follower', previous: null, reason: 'started' };
 
-async function until(predicate: () => boolean, what: () => string, limitMs = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!predicate()) {
-    if (Date.now() - start > limitMs) throw new Error(`not within ${limitMs} ms: ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+function until(predicate: () => boolean, what: () => string, limitMs = 10_000): Promise<number> {
+  return waitFor(predicate, { what, timeoutMs: limitMs, everyMs: 5 });
 }
 
 /** Opens `GET url` and resolves with the response head (the body keeps streaming). */

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EventStream } from '../src/node/EventStream.js';
 import type { NodeEvent } from '../src/node/nodeEvents.js';
 import { StatusPage, type NodeStatus } from '../src/node/StatusPage.js';
+import { waitFor } from '@roster/kv-adapter/testing';
 
 const status = (): NodeStatus => ({
   id: 'web-1',
@@ -55,12 +56,8 @@ class Reader {
   }
 }
 
-async function until(predicate: () => boolean, what: () => string): Promise<void> {
-  const start = Date.now();
-  while (!predicate()) {
-    if (Date.now() - start > 5000) throw new Error(`not within 5 s: ${what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+function until(predicate: () => boolean, what: () => string): Promise<number> {
+  return waitFor(predicate, { what, timeoutMs: 5000, everyMs: 5 });
 }
 
 let page: StatusPage | undefined;

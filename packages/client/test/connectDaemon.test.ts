@@ -2,6 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, connectDaemon, type DaemonClient, type DaemonUpdate, type Logger } from '../src/index.js';
+import { waitFor } from '@roster/kv-adapter/testing';
 
 /** A stand-in for `roster node --status-port`: answers `GET /events` and lets the test write lines. */
 class FakeDaemon {
@@ -75,12 +76,8 @@ function recordingLogger(): Logger & { entries: { level: string; fields: object;
   return { entries, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
-async function until(predicate: () => boolean, what: () => unknown): Promise<void> {
-  const start = Date.now();
-  while (!predicate()) {
-    if (Date.now() - start > 5000) throw new Error(`not within 5 s: ${JSON.stringify(what(), (_, v) => (typeof v === 'bigint' ? `${v}n` : v))}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+function until(predicate: () => boolean, what: () => unknown): Promise<number> {
+  return waitFor(predicate, { what: () => JSON.stringify(what(), (_, v) => (typeof v === 'bigint' ? `${v}n` : v)), timeoutMs: 5000, everyMs: 5 });
 }
 
 const cleanup: (() => Promise<void>)[] = [];

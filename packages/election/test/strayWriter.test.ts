@@ -11,7 +11,10 @@ function racedByAStrayWriter(kv: KV, clock: Cluster['clock'], on: () => boolean 
   let n = 0;
   return new Proxy(kv, {
     get(target, prop, receiver) {
-      if (prop !== 'compareAndSet') return Reflect.get(target, prop, receiver) as unknown;
+      if (prop !== 'compareAndSet') {
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      }
       return async (key: string, expected: string | null, value: string, options?: object) => {
         if (key.includes('/leader ') && on()) {
           await target.set(key, `GARBAGE ${++n}`);

@@ -11,7 +11,7 @@ describe('compound keys move when a key is unavailable, and readers find them', 
     const leader = c.leaders()[0]!;
     const era = leader.leader!.era;
     for (const n of c.live()) expect(n.broadcastNonce).toBe(0);
-    c.store.dead.add(`${ns}leader 0`);
+    c.store.unavailable(`${ns}leader 0`);
     await c.clock.advance(3 * T);
     expect(c.leaders()).toEqual([leader]);
     expect(leader.leader!.era).toBe(era);
@@ -27,7 +27,7 @@ describe('compound keys move when a key is unavailable, and readers find them', 
 
   it('leader key: a cold cluster whose nonce 0 is dead elects at nonce 1', async () => {
     const c = new Cluster();
-    c.store.dead.add(`${ns}leader 0`);
+    c.store.unavailable(`${ns}leader 0`);
     await c.start('a', 'b');
     await c.until(() => c.converged(), 20 * T);
     expect(c.leaders()[0]!.leader!.nonce).toBe(1);
@@ -38,13 +38,13 @@ describe('compound keys move when a key is unavailable, and readers find them', 
     // It cannot tell a new store from one whose era is hidden at those nonces: era 1 at nonce 1
     // could rank below a leadership held at nonce 0.
     const c = new Cluster();
-    c.store.dead.add(`${ns}leader 0`);
-    c.store.dead.add(`${ns}era 0`);
+    c.store.unavailable(`${ns}leader 0`);
+    const eraKeyDown = c.store.unavailable(`${ns}era 0`);
     const a = await c.start('a').then(() => c.nodes.get('a')!);
     await c.clock.advance(3 * T);
     expect(c.leaders()).toEqual([]);
     expect(a.stats['claim.deferred']).toBeGreaterThan(0);
-    c.store.dead.delete(`${ns}era 0`);
+    eraKeyDown.heal();
     await c.until(() => c.converged(), 20 * T);
     expect(a.leader).toMatchObject({ id: 'a', era: 1, nonce: 1 });
     await c.stopAll();
@@ -54,7 +54,7 @@ describe('compound keys move when a key is unavailable, and readers find them', 
     const c = new Cluster();
     await c.start('a');
     await c.until(() => c.converged(), 20 * T);
-    c.store.deadFor.set('b', new Set([`${ns}join 0`]));
+    c.store.unavailable(`${ns}join 0`, 'b');
     await c.start('b');
     await c.until(() => c.converged(), 10 * T, 'b admitted');
     expect(c.nodes.get('a')!.memberIds).toEqual(['a', 'b']);
@@ -67,7 +67,7 @@ describe('compound keys move when a key is unavailable, and readers find them', 
     await c.start('a', 'b');
     await c.until(() => c.converged(), 20 * T);
     const follower = c.live().find((n) => !n.isLeader())!;
-    c.store.dead.add(`${ns}id/${follower.id} 0`);
+    c.store.unavailable(`${ns}id/${follower.id} 0`);
     await c.clock.advance(4 * T);
     expect(c.converged()).toBe(true);
     expect(c.leaders()[0]!.memberIds).toContain(follower.id);
@@ -82,14 +82,14 @@ describe('compound keys move when a key is unavailable, and readers find them', 
     await c.until(() => c.converged(), 20 * T);
     const leader = c.leaders()[0]!;
     const follower = c.live().find((n) => !n.isLeader())!;
-    c.store.deadFor.set(follower.id, new Set([0, 1, 2, 3].map((n) => `${ns}leader ${n}`)));
+    const blind = c.store.unavailable({ prefix: `${ns}leader ` }, follower.id);
     const roles: string[] = [];
     const leaderRoles: string[] = [];
     follower.on('role', (u) => roles.push(`${u.role} ${u.reason}`));
     leader.on('role', (u) => leaderRoles.push(u.role));
     await c.clock.advance(5 * T);
     expect(roles).toEqual(['candidate unreachable']);
-    c.store.deadFor.delete(follower.id);
+    blind.heal();
     await c.until(() => c.converged() && follower.role === 'follower', 10 * T);
     expect(roles).toEqual(['candidate unreachable', 'follower leader-alive']);
     expect(leaderRoles).toEqual([]);
@@ -110,7 +110,7 @@ describe('self-fencing', () => {
     signal.addEventListener('abort', () => fenced.push(c.clock.now()));
     for (const n of c.live()) if (n !== leader) n.on('role', (u) => u.role === 'candidate' && stood.push(c.clock.now()));
     // The leader alone loses the leader key at every nonce.
-    c.store.deadFor.set(leader.id, new Set([0, 1, 2, 3].map((n) => `${ns}leader ${n}`)));
+    const cutOff = c.store.unavailable({ prefix: `${ns}leader ` }, leader.id);
     const cut = c.clock.now();
     await c.until(() => stood.length > 0, 10 * T, 'a follower stands');
     expect(fenced).toHaveLength(1);
@@ -119,7 +119,7 @@ describe('self-fencing', () => {
     expect(signal.reason).toMatchObject({ code: 'LEADERSHIP_LOST', reason: 'store-unavailable' });
     expect(leader.isLeader()).toBe(false);
     await c.until(() => c.leaders().length === 1 && !c.leaders().includes(leader), 10 * T);
-    c.store.deadFor.delete(leader.id);
+    cutOff.heal();
     await c.until(() => c.converged(), 10 * T);
     await c.stopAll();
   });
@@ -129,13 +129,9 @@ describe('self-fencing', () => {
     await c.start('a');
     await c.until(() => c.converged(), 20 * T);
     const a = c.nodes.get('a')!;
-    // Every operation of `a` hangs: the leader's loop is stuck, only its clock moves.
-    c.store.deadFor.set('a', new Set());
+    // Every nonce of the leader key is unavailable: the leader cannot publish, only its clock moves.
     const signal = a.leadership!;
-    c.store.dead.add(`${ns}leader 0`);
-    c.store.dead.add(`${ns}leader 1`);
-    c.store.dead.add(`${ns}leader 2`);
-    c.store.dead.add(`${ns}leader 3`);
+    c.store.unavailable({ prefix: `${ns}leader ` });
     await c.clock.advance(T / 2 + I);
     expect(a.isLeader()).toBe(false);
     expect(signal.aborted).toBe(true);

@@ -1,5 +1,5 @@
-import { KeyUnavailableError, MemoryKV, type KV } from '@roster/kv-adapter';
-import { MemoryLogger, VirtualClock } from '@roster/kv-adapter/testing';
+import { MemoryKV, type KV } from '@roster/kv-adapter';
+import { FaultInjector, MemoryLogger, VirtualClock, type FaultHandle, type KeySelector } from '@roster/kv-adapter/testing';
 import { createNode, type CreateNodeOptions, type RosterNode } from '../../src/index.js';
 
 /** The timing used by most specs: I = 100 ms, T = 500 ms. */
@@ -7,42 +7,33 @@ export const I = 100;
 export const T = 500;
 
 /**
- * A KV around MemoryKV where chosen keys are unavailable, per node or for everyone, and every
- * operation is counted. A small stand-in so the protocol specs do not depend on FaultyKV.
+ * The store of a spec: a MemoryKV seen by each node through its own `FaultyKV` view (the fault
+ * store every test uses), on the spec's virtual clock. `unavailable()` makes keys unavailable,
+ * to everyone or to one node, until healed; `ops` counts each node's operations.
  */
 export class TestStore {
   readonly clock = new VirtualClock();
   readonly inner = new MemoryKV({ clock: this.clock });
-  /** Keys unavailable to everyone. */
-  readonly dead = new Set<string>();
-  /** Keys unavailable to one node: node id → keys. */
-  readonly deadFor = new Map<string, Set<string>>();
-  /** Operation counts by node, then by `op`. */
-  readonly ops = new Map<string, Map<string, number>>();
+  readonly faults = new FaultInjector({ clock: this.clock, seed: 1, logCapacity: 1_000_000 });
 
   view(node: string): KV {
-    const inner = this.inner;
-    const isDead = (key: string) => this.dead.has(key) || (this.deadFor.get(node)?.has(key) ?? false);
-    const count = (op: string) => {
-      const m = this.ops.get(node) ?? new Map<string, number>();
-      m.set(op, (m.get(op) ?? 0) + 1);
-      this.ops.set(node, m);
-    };
-    return new Proxy(inner, {
-      get(target, prop, receiver) {
-        const v = Reflect.get(target, prop, receiver) as unknown;
-        if (typeof v !== 'function' || prop === 'close') return v;
-        return (key: string, ...rest: unknown[]) => {
-          count(String(prop));
-          if (typeof key === 'string' && isDead(key)) return Promise.reject(new KeyUnavailableError(key));
-          return (v as (...a: unknown[]) => unknown).call(target, key, ...rest);
-        };
-      },
-    });
+    return this.faults.view(this.inner, node);
   }
 
-  totalOps(node: string): number {
-    return [...(this.ops.get(node)?.values() ?? [])].reduce((a, b) => a + b, 0);
+  /** Makes `keys` unavailable (to `node` only, when given) until the handle is healed. */
+  unavailable(keys: KeySelector, node?: string): FaultHandle {
+    return this.faults.keyUnavailable(keys, node === undefined ? {} : { node });
+  }
+
+  /** Operation counts so far, by node, then by operation. */
+  get ops(): Map<string, Map<string, number>> {
+    const ops = new Map<string, Map<string, number>>();
+    for (const { node, op } of this.faults.operations()) {
+      const m = ops.get(node ?? '') ?? new Map<string, number>();
+      m.set(op, (m.get(op) ?? 0) + 1);
+      ops.set(node ?? '', m);
+    }
+    return ops;
   }
 }
 

@@ -3,8 +3,11 @@ import { abortReason, sleep, type Clock } from '../../clock/Clock.js';
 
 /** Options of {@link waitFor}. */
 export interface WaitForOptions {
-  /** What is awaited, for the timeout's message: `"redis-server on port 30001 to answer PING"`. */
-  readonly what: string;
+  /**
+   * What is awaited, for the timeout's message: `"redis-server on port 30001 to answer PING"`, or a
+   * function called only on timeout, to describe the state then (what a failing test shows).
+   */
+  readonly what: string | (() => string);
   /** Give up after this long. */
   readonly timeoutMs: number;
   /** Pause between two checks. @defaultValue 50 */
@@ -16,8 +19,9 @@ export interface WaitForOptions {
 }
 
 /**
- * Polls `check` until it returns true. A check that throws counts as false (its last error is
- * quoted in the timeout's message); the wait rejects after `timeoutMs` with
+ * Polls `check` until it returns true, and resolves with the time that took (ms). The one polling
+ * wait of Roster's tests. A check that throws counts as false (its last error is quoted in the
+ * timeout's message); the wait rejects after `timeoutMs` with
  * `timed out after <timeoutMs> ms waiting for <what>`, or at once with `signal`'s reason.
  *
  * @example
@@ -28,20 +32,22 @@ export interface WaitForOptions {
  * });
  * ```
  */
-export async function waitFor(check: () => boolean | Promise<boolean>, options: WaitForOptions): Promise<void> {
+export async function waitFor(check: () => boolean | Promise<boolean>, options: WaitForOptions): Promise<number> {
   const clock = options.clock ?? realClock;
-  const deadline = clock.now() + options.timeoutMs;
+  const start = clock.now();
+  const deadline = start + options.timeoutMs;
   let last: unknown;
   for (;;) {
     if (options.signal?.aborted) throw abortReason(options.signal);
     try {
-      if (await check()) return;
+      if (await check()) return clock.now() - start;
     } catch (error) {
       last = error;
     }
     if (options.signal?.aborted) throw abortReason(options.signal);
     if (clock.now() > deadline) {
-      throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${options.what}${last instanceof Error ? ` (last error: ${last.message})` : ''}`);
+      const what = typeof options.what === 'function' ? options.what() : options.what;
+      throw new Error(`timed out after ${options.timeoutMs} ms waiting for ${what}${last instanceof Error ? ` (last error: ${last.message})` : ''}`);
     }
     await sleep(clock, options.everyMs ?? 50, options.signal);
   }
