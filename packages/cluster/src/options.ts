@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigError, Namespace, parseStoreUrl, realClock, silentLogger, type Clock, type KV, type Logger } from '@roster/kv-adapter';
+import { checkNodeOptions } from '@roster/election';
 import { checkInstanceId, checkThreads } from './internal/instanceIds.js';
 import type { RebalanceUpdate } from './events.js';
 
@@ -94,11 +95,14 @@ export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterO
   if (options.onRebalance !== undefined && typeof options.onRebalance !== 'function') {
     throw new ConfigError('onRebalance', options.onRebalance, 'Expected `onRebalance` to be a function');
   }
-  const intervalMs = positiveInt('intervalMs', options.intervalMs ?? 1000);
-  const timeoutMs = positiveInt('timeoutMs', options.timeoutMs ?? 5 * intervalMs);
-  if (timeoutMs <= 2 * intervalMs) {
-    throw new ConfigError('timeoutMs', timeoutMs, `Expected \`timeoutMs\` to be greater than twice \`intervalMs\` (${intervalMs})`);
-  }
+  // The node's own rules and defaults for the interval and the timeout (`createNode()` applies
+  // them again), checked here so that a bad timing fails before anything connects.
+  const { intervalMs, timeoutMs } = checkNodeOptions({
+    cluster: options.key,
+    env,
+    ...(options.intervalMs !== undefined && { intervalMs: options.intervalMs }),
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+  });
   return {
     key: options.key,
     env,
@@ -159,9 +163,3 @@ function resolveStatic(settings: StaticClusterSettings, threads: number): Static
   return { index, total };
 }
 
-function positiveInt(field: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new ConfigError(field, value, `Expected \`${field}\` to be a positive integer (milliseconds)`);
-  }
-  return value;
-}
