@@ -107,7 +107,7 @@ export function isValidNodeId(id: unknown): id is string {
  * ```
  */
 export function checkNodeOptions(options: Omit<RosterNodeOptions, 'kv'> & { readonly kv?: KV }): NodeSettings {
-  const { id, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, nonceWindow, weight, observer } = resolveTiming(options);
+  const { id, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, nonceWindow, weight, observer } = resolveSettings(options);
   return { id, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, nonceWindow, weight, observer };
 }
 
@@ -117,7 +117,7 @@ export function checkNodeOptions(options: Omit<RosterNodeOptions, 'kv'> & { read
  * leaders could overwrite each other's publications unseen.
  */
 export function resolveConfig(options: RosterNodeOptions): ResolvedConfig {
-  const resolved = resolveTiming(options);
+  const resolved = resolveSettings(options);
   const { kv } = options;
   if (typeof kv !== 'object' || kv === null || typeof kv.get !== 'function') {
     throw new ConfigError('kv', kv, 'Expected `kv` to be a KV store (MemoryKV, RedisKV, …)');
@@ -128,7 +128,7 @@ export function resolveConfig(options: RosterNodeOptions): ResolvedConfig {
   return { ...resolved, kv };
 }
 
-function resolveTiming(options: Omit<RosterNodeOptions, 'kv'>): Omit<ResolvedConfig, 'kv'> {
+function resolveSettings(options: Omit<RosterNodeOptions, 'kv'>): Omit<ResolvedConfig, 'kv'> {
   if (typeof options !== 'object' || options === null) throw new ConfigError('options', options, 'Expected an options object');
   Namespace.check('cluster', options.cluster);
   Namespace.check('env', options.env);

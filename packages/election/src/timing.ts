@@ -124,7 +124,7 @@ export function resolveDurations(options: {
 }
 
 /** A positive integer number of milliseconds, or a `ConfigError` naming `field`. */
-export function positiveInt(field: string, value: unknown): number {
+function positiveInt(field: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
     throw new ConfigError(field, value, `Expected \`${field}\` to be a positive integer (milliseconds)`);
   }
