@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { commands as builtIn } from './commands/index.js';
 import type { CliIO, Command } from './commands/Command.js';
 import { CliError, ExitCode } from './CliError.js';
@@ -25,6 +26,10 @@ export async function runCli(args: readonly string[], io: CliIO, options: RunCli
   const commands = options.commands ?? builtIn;
   const [name, ...rest] = args;
   try {
+    if (name === '--version' || name === '-V') {
+      io.stdout.write(`${version()}\n`);
+      return ExitCode.ok;
+    }
     if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
       const topic = name === 'help' ? rest[0] : undefined;
       const command = topic === undefined ? undefined : find(commands, topic, program);
@@ -60,6 +65,12 @@ function find(commands: readonly Command[], name: string, program: string): Comm
   return command;
 }
 
+/** The version of this package, from its package.json (one level above both `src/` and `dist/`). */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
 function overview(program: string, commands: readonly Command[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return [
@@ -70,7 +81,7 @@ function overview(program: string, commands: readonly Command[]): string {
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    `Run \`${program} <command> --help\` for a command's options.`,
+    `Run \`${program} <command> --help\` for a command's options, \`${program} --version\` for the version.`,
     '',
   ].join('\n');
 }

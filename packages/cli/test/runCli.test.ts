@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/index.js';
 import { fakeIO } from './support/fakeIO.js';
@@ -14,6 +15,16 @@ describe('runCli', () => {
     expect(await runCli(['node', '--help'], byFlag)).toBe(0);
     expect(byFlag.out).toBe(byHelp.out);
     expect(byFlag.out).toMatch(/^Usage: roster node --store URL --key KEY --env ENV/);
+  });
+
+  it('--version and -V print the version of the package, and nothing else', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const io = fakeIO();
+      expect(await runCli([flag], io)).toBe(0);
+      expect(io.out).toBe(`${version}\n`);
+      expect(io.err).toBe('');
+    }
   });
 
   it.each([

@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { MemoryKV, type KV } from '@roster/kv-adapter';
-import { LocalRedisCluster } from '@roster/kv-adapter/testing';
-import { RedisMemoryServer } from 'redis-memory-server';
+import { LOOPBACK_HOST, LocalRedisCluster, freeLoopbackPort, redisCommand, waitFor } from '@roster/kv-adapter/testing';
 import type { WorkerStore } from './messages.js';
 
 /**
@@ -37,7 +38,7 @@ export function findRedisServer(env: Readonly<Record<string, string | undefined>
 }
 
 /**
- * Brings up the demo's store: `redis-server` through redis-memory-server on the system binary
+ * Brings up the demo's store: the system's `redis-server` on a free loopback port
  * (`kind` `"redis"`, or `"auto"` when one is installed), a 3-master Redis Cluster of that binary
  * (`"cluster"`, see {@link LocalRedisCluster}), else a `MemoryKV` in this process that
  * the workers reach over IPC.
@@ -67,24 +68,64 @@ export async function startDemoStore(kind: DemoStoreKind, env: Readonly<Record<s
       stop: () => kv.close(),
     };
   }
-  const server = new RedisMemoryServer({
-    instance: { ip: '127.0.0.1' },
-    binary: { systemBinary: binary },
-    // A process group of its own: Ctrl-C must not stop the store before the nodes have left.
-    spawn: { detached: true },
-  });
-  await server.start();
-  const url = `redis://127.0.0.1:${await server.getPort()}`;
-  const info = server.getInstanceInfo();
-  let stopped: Promise<unknown> | undefined;
+  const server = await startRedisServer(binary);
+  const url = `redis://${LOOPBACK_HOST}:${server.port}`;
   return {
     description: `redis-server (${binary}) at ${url}`,
     worker: { kind: 'redis', url },
     kv: undefined,
-    pid: info ? info.childProcess?.pid : undefined,
-    async stop() {
-      stopped ??= server.stop();
-      await stopped;
-    },
+    pid: server.pid,
+    stop: server.stop,
   };
+}
+
+/** A `redis-server` that {@link startRedisServer} started. */
+interface RedisServer {
+  readonly port: number;
+  readonly pid: number | undefined;
+  /** SIGTERMs the server (SIGKILL after 5 s) and resolves once it is gone. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `binary` on a free loopback port with nothing persisted, and resolves once it answers
+ * PING. It runs in a process group of its own, so that a Ctrl-C meant for the demo does not stop
+ * the store before the nodes have left; it is SIGKILLed when this process exits, as a last resort.
+ */
+async function startRedisServer(binary: string): Promise<RedisServer> {
+  const port = await freeLoopbackPort();
+  const args = ['--port', String(port), '--bind', LOOPBACK_HOST, '--save', '', '--appendonly', 'no', '--dir', tmpdir()];
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  const keep = (chunk: Buffer): void => void (output = (output + chunk.toString()).slice(-4000));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const lastResort = (): void => void child.kill('SIGKILL');
+  process.once('exit', lastResort);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ended = new AbortController();
+  child.once('error', (error) => ended.abort(new Error(`cannot run ${binary}: ${error.message}`)));
+  child.once('exit', (code, signal) => ended.abort(new Error(`redis-server on port ${port} exited with ${code ?? signal}:\n${output}`)));
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopped ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+        child.kill('SIGTERM');
+        const force = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(force);
+      }
+      process.off('exit', lastResort);
+    })());
+  try {
+    await waitFor(async () => (await redisCommand(port, ['PING'], { timeoutMs: 500 })) === 'PONG', {
+      what: `redis-server on port ${port} to answer PING`,
+      timeoutMs: 10_000,
+      signal: ended.signal,
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { port, pid: child.pid, stop };
 }

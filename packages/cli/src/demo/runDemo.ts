@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import Tinypool from 'tinypool';
 import type { CliIO } from '../commands/Command.js';
 import { CliError, ExitCode } from '../CliError.js';
 import { StopRequest } from '../internal/StopRequest.js';
@@ -72,6 +71,8 @@ export async function runDemo(options: DemoOptions, io: CliIO): Promise<number> 
     () => display?.note(now(), 'second signal: exiting at once'),
   );
   try {
+    // Loaded here, not at the top: only the demo needs a worker pool; `roster node` loads none.
+    const { default: Tinypool } = await import('tinypool');
     const store = await startStore(o.store, io);
     const view = new ClusterView();
     let web: DemoWeb | undefined;
