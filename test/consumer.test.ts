@@ -1,0 +1,359 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// The published packages as a stranger gets them: every public package of packages/ is packed by
+// plain `npm pack` (which runs its `prepack` build), the tarballs are installed by `npm install`
+// into a fresh project under the system temp directory, outside this workspace, and that project
+// then elects a leader through `import` and through `require()`, typechecks a strict TypeScript
+// consumer under moduleResolution node16, nodenext and bundler, and runs the `roster` bin.
+//
+// Why plain npm: a package.json that only pnpm can publish (a `workspace:` range that only
+// `pnpm pack` rewrites) breaks the day someone runs `npm publish`. The packages depend on each
+// other by plain `^0.1.0` ranges, which pnpm links to the workspace (linkWorkspacePackages in
+// pnpm-workspace.yaml), so the package.json in the tarball is the committed one.
+//
+// Network: the @roster tarballs come from here and satisfy each other's ranges. Their third-party
+// dependencies (ioredis, prom-client, tinypool and what they depend on: 14 packages) come from
+// npm's own cache (~/.npm): the install runs --offline first, with no network at all. pnpm's store
+// is not npm's cache, so on a machine whose npm cache lacks them (a bare CI machine) that fails,
+// and the install runs again with --prefer-offline, which downloads them from the registry (about
+// 1.5 MB of tarballs, 3 s) and fills the cache for the next run; npm then also asks the registry
+// about the @roster names, which it does not have (404), and installs the tarballs all the same.
+// The TypeScript check uses the workspace's own `typescript` and `@types/node`.
+//
+// About 40 s: packing (a tsc build per package) is most of it, installing a few seconds when npm's
+// cache is warm.
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+interface PackageJson {
+  name: string;
+  version: string;
+  private?: boolean;
+  exports?: Record<string, string | Record<string, string>>;
+  bin?: Record<string, string>;
+  [field: string]: unknown;
+}
+
+interface Packed {
+  readonly dir: string;
+  readonly pkg: PackageJson;
+  readonly tarball: string;
+  /** The paths in the tarball, relative to its `package/`. */
+  readonly files: readonly string[];
+  /** Its package.json and LICENSE, as packed. */
+  readonly packedJson: PackageJson;
+  readonly packedLicense: string;
+  readonly size: number;
+}
+
+/** Every package of packages/ that is not private: what `changeset publish` publishes. */
+function publicPackages(): { dir: string; pkg: PackageJson }[] {
+  return readdirSync(join(root, 'packages'))
+    .sort()
+    .map((name) => join(root, 'packages', name))
+    .filter((dir) => existsSync(join(dir, 'package.json')))
+    .map((dir) => ({ dir, pkg: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as PackageJson }))
+    .filter(({ pkg }) => pkg.private !== true);
+}
+
+interface Run {
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `file args` in `cwd`; rejects with its whole output when it exits non-zero. */
+function run(file: string, args: readonly string[], cwd: string, timeoutMs = 120_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${file} ${args.join(' ')} (in ${cwd}) failed: ${error.message}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`));
+      else resolve({ stdout, stderr });
+    });
+  });
+}
+
+/** `npm`, as a consumer would run it; `npm pack` also runs the package's `prepack`. */
+const npm = (args: readonly string[], cwd: string): Promise<Run> => run('npm', args, cwd);
+
+let work: string;
+let consumer: string;
+let packed: Packed[] = [];
+const timings: Record<string, number> = {};
+/** Where npm found the third-party dependencies. */
+let installedFrom = '';
+
+async function timed<T>(what: string, f: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  try {
+    return await f();
+  } finally {
+    timings[what] = Math.round(performance.now() - start);
+  }
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'roster-consumer-'));
+  const packs = join(work, 'packs');
+  consumer = join(work, 'app');
+  mkdirSync(packs);
+  mkdirSync(consumer);
+
+  await timed('npm pack (with prepack builds)', async () => {
+    for (const { dir, pkg } of publicPackages()) {
+      // One at a time: each runs a tsc build, and the machine may have two cores.
+      const { stdout } = await npm(['pack', '--json', '--pack-destination', packs], dir);
+      const [report] = JSON.parse(stdout) as [{ filename: string; size: number; files: { path: string }[] }];
+      const tarball = join(packs, report.filename);
+      const extracted = join(work, 'extracted', pkg.name);
+      mkdirSync(extracted, { recursive: true });
+      await run('tar', ['-xzf', tarball, '-C', extracted, 'package/package.json', 'package/LICENSE'], work);
+      packed.push({
+        dir,
+        pkg,
+        tarball,
+        files: report.files.map((f) => f.path),
+        packedJson: JSON.parse(readFileSync(join(extracted, 'package', 'package.json'), 'utf8')) as PackageJson,
+        packedLicense: readFileSync(join(extracted, 'package', 'LICENSE'), 'utf8'),
+        size: report.size,
+      });
+    }
+  });
+
+  const install = (network: '--offline' | '--prefer-offline'): Promise<Run> => {
+    rmSync(join(consumer, 'node_modules'), { recursive: true, force: true });
+    rmSync(join(consumer, 'package-lock.json'), { force: true });
+    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'roster-consumer', version: '1.0.0', private: true, type: 'module' }, null, 2));
+    const options = ['--ignore-scripts=false', '--foreground-scripts', '--no-audit', '--no-fund', '--loglevel=error']; // scripts allowed, as for most users: then none must exist (below)
+    return npm(['install', network, ...options, ...packed.map((p) => p.tarball)], consumer);
+  };
+  await timed('npm install', async () => {
+    try {
+      await install('--offline');
+      installedFrom = "npm's cache only";
+    } catch {
+      await install('--prefer-offline');
+      installedFrom = "npm's cache and the registry";
+    }
+  });
+}, 300_000);
+
+afterAll(() => {
+  // Figures for the log: how long it took and how big the tarballs are.
+  console.log(`consumer test: ${JSON.stringify(timings)} (ms), third-party dependencies from ${installedFrom}; tarballs: ${packed.map((p) => `${p.pkg.name} ${(p.size / 1024).toFixed(1)} KiB`).join(', ')}`);
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the published packages, installed by npm outside the workspace', () => {
+  it('every public package is packed', () => {
+    const names = packed.map((p) => p.pkg.name);
+    expect(names).toEqual(expect.arrayContaining(['@roster/kv-adapter', '@roster/follower', '@roster/election', '@roster/cluster', '@roster/primary', '@roster/client', '@roster/cli']));
+    expect(names).not.toContain('@roster/sim');
+    expect(names).not.toContain('@roster/bench');
+  });
+
+  it('each tarball has its dist/, README, CHANGELOG and the Apache-2.0 LICENSE, and every path its exports map names', () => {
+    const license = readFileSync(join(root, 'LICENSE'), 'utf8');
+    expect(license).toContain('Apache License\n                           Version 2.0, January 2004');
+    for (const p of packed) {
+      expect(p.files, p.pkg.name).toEqual(expect.arrayContaining(['package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts']));
+      expect(p.packedLicense, `${p.pkg.name}'s LICENSE is the repository's`).toBe(license);
+      for (const [subpath, target] of Object.entries(p.packedJson.exports ?? {})) {
+        for (const file of typeof target === 'string' ? [target] : Object.values(target)) {
+          expect(p.files, `${p.pkg.name} exports ${subpath} as ${file}`).toContain(file.replace(/^\.\//, ''));
+        }
+      }
+      for (const file of Object.values(p.packedJson.bin ?? {})) expect(p.files, `${p.pkg.name} bin ${file}`).toContain(file.replace(/^\.\//, ''));
+      expect(p.files.filter((f) => /^(test|node_modules)\/|\.tsbuildinfo$|\.tgz$/.test(f)), p.pkg.name).toEqual([]);
+    }
+  });
+
+  it('no tarball ships a stale dist/ file (one whose source is gone)', () => {
+    for (const p of packed) {
+      const sources = new Set(p.files.filter((f) => f.startsWith('src/')));
+      const stale = p.files.filter((f) => f.startsWith('dist/') && f.endsWith('.js') && !sources.has(f.replace(/^dist\//, 'src/').replace(/\.js$/, '.ts')));
+      expect(stale, `${p.pkg.name}: rebuild from a clean dist/ (rm -rf ${p.dir}/dist && pnpm build)`).toEqual([]);
+    }
+  });
+
+  it('no packed package.json has a workspace: range, and each says how it is published', () => {
+    for (const p of packed) {
+      expect(JSON.stringify(p.packedJson), p.pkg.name).not.toContain('workspace:');
+      expect(p.packedJson.publishConfig, p.pkg.name).toEqual({ access: 'public' });
+      expect(p.packedJson.engines, p.pkg.name).toEqual({ node: '>=20.19' });
+      expect(p.packedJson.license, p.pkg.name).toBe('Apache-2.0');
+      // Nothing runs on import, so bundlers may drop what is unused; the cli's bins are the exception.
+      expect(p.packedJson.sideEffects, p.pkg.name).toEqual(p.packedJson.bin ? expect.arrayContaining(['./bin/*.js']) : false);
+      expect(p.packedJson.repository, p.pkg.name).toMatchObject({ type: 'git', directory: `packages/${p.dir.split(/[\\/]/).at(-1)}` });
+    }
+  });
+
+  it('installs without running or needing an install script, and compiles nothing', () => {
+    const withScripts: string[] = [];
+    const seen: string[] = [];
+    const visit = (modules: string): void => {
+      if (!existsSync(modules)) return;
+      for (const entry of readdirSync(modules)) {
+        if (entry.startsWith('.')) continue;
+        if (entry.startsWith('@')) {
+          visit(join(modules, entry));
+          continue;
+        }
+        const dir = join(modules, entry);
+        const json = join(dir, 'package.json');
+        if (!existsSync(json)) continue;
+        seen.push(entry);
+        const { scripts = {} } = JSON.parse(readFileSync(json, 'utf8')) as { scripts?: Record<string, string> };
+        for (const hook of ['preinstall', 'install', 'postinstall']) if (scripts[hook]) withScripts.push(`${entry}: ${hook}`);
+        // npm runs `node-gyp rebuild` for a binding.gyp even with no install script.
+        if (existsSync(join(dir, 'binding.gyp'))) withScripts.push(`${entry}: binding.gyp`);
+        visit(join(dir, 'node_modules'));
+      }
+    };
+    visit(join(consumer, 'node_modules'));
+    expect(seen).toEqual(expect.arrayContaining(['election', 'cli', 'ioredis', 'prom-client', 'tinypool']));
+    expect(withScripts).toEqual([]);
+    expect(existsSync(join(consumer, 'node_modules', 'redis-memory-server'))).toBe(false);
+  });
+
+  /** Three nodes on one MemoryKV elect a leader and agree on it; prints it as JSON. */
+  const electionBody = `
+const kv = new MemoryKV();
+const nodes = ['a', 'b', 'c'].map((id) => createNode({ kv, cluster: 'consumer', env: 'test', id, intervalMs: 50, timeoutMs: 250 }));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+await Promise.all(nodes.map((n) => n.start()));
+const deadline = Date.now() + 10_000;
+let leader;
+while (!(leader = nodes.find((n) => n.isLeader())) || !nodes.every((n) => n.leader?.id === leader.leader?.id)) {
+  if (Date.now() > deadline) throw new Error('no agreed leader within 10 s: ' + nodes.map((n) => n.role + '/' + n.leader?.id).join(' '));
+  await sleep(20);
+}
+const result = { leader: leader.leader.id, token: String(leader.leader.token), followed: nodes.map((n) => n.leader?.id), clock: typeof new VirtualClock().now() };
+await Promise.all(nodes.map((n) => n.stop()));
+await kv.close();
+console.log(JSON.stringify(result));
+`;
+
+  /** Every public package's entry points, loaded by `load` (import or require). */
+  const entryPoints = (): string[] =>
+    packed.flatMap((p) => Object.keys(p.packedJson.exports ?? { '.': '' }).filter((s) => s !== './package.json').map((s) => (s === '.' ? p.pkg.name : `${p.pkg.name}/${s.slice(2)}`)));
+
+  function expectElected(stdout: string): void {
+    const last = stdout.trim().split('\n').at(-1)!;
+    const result = JSON.parse(last) as { leader: string; token: string; followed: string[]; clock: string };
+    expect(['a', 'b', 'c']).toContain(result.leader);
+    expect(result.followed).toEqual([result.leader, result.leader, result.leader]);
+    expect(BigInt(result.token)).toBeGreaterThan(0n);
+    expect(result.clock).toBe('number');
+  }
+
+  it('an ES module imports every entry point and elects a leader on MemoryKV', async () => {
+    const script = [
+      `import { createNode } from '@roster/election';`,
+      `import { MemoryKV } from '@roster/kv-adapter';`,
+      `import { VirtualClock } from '@roster/kv-adapter/testing';`,
+      `for (const name of ${JSON.stringify(entryPoints())}) if (Object.keys(await import(name)).length === 0) throw new Error(name + ' exports nothing');`,
+      electionBody,
+    ].join('\n');
+    writeFileSync(join(consumer, 'elect.mjs'), script);
+    expectElected((await run(process.execPath, ['elect.mjs'], consumer, 30_000)).stdout);
+  });
+
+  it('a CommonJS script require()s every entry point and elects a leader (require(esm), Node 20.19+)', async () => {
+    const script = [
+      `const { createNode } = require('@roster/election');`,
+      `const { MemoryKV } = require('@roster/kv-adapter');`,
+      `const { VirtualClock } = require('@roster/kv-adapter/testing');`,
+      `for (const name of ${JSON.stringify(entryPoints())}) if (Object.keys(require(name)).length === 0) throw new Error(name + ' exports nothing');`,
+      `(async () => {${electionBody}})().catch((error) => { console.error(error); process.exit(1); });`,
+    ].join('\n');
+    writeFileSync(join(consumer, 'elect.cjs'), script);
+    expectElected((await run(process.execPath, ['elect.cjs'], consumer, 30_000)).stdout);
+  });
+
+  it('a strict TypeScript consumer typechecks under moduleResolution node16, nodenext and bundler', async () => {
+    const imports = entryPoints()
+      .map((name, i) => `import * as entry${i} from '${name}';`)
+      .join('\n');
+    writeFileSync(
+      join(consumer, 'consumer.ts'),
+      `${imports}
+import { createNode, type RosterNode } from '@roster/election';
+import { MemoryKV, type KV } from '@roster/kv-adapter';
+import { VirtualClock } from '@roster/kv-adapter/testing';
+import { runCli, type CliIO } from '@roster/cli';
+
+export const entries: readonly object[] = [${entryPoints().map((_, i) => `entry${i}`).join(', ')}];
+const kv: KV = new MemoryKV();
+export const node: RosterNode = createNode({ kv, cluster: 'consumer', env: 'test', intervalMs: 50, timeoutMs: 250 });
+node.on('leader', ({ leader }) => {
+  const token: bigint | undefined = leader?.token;
+  void token;
+});
+export const now: number = new VirtualClock().now();
+// @ts-expect-error intervalMs is a number: the types are real, not any
+createNode({ kv, cluster: 'consumer', env: 'test', intervalMs: '50' });
+export const cli: (args: readonly string[], io: CliIO) => Promise<number> = runCli;
+`,
+    );
+    // A CommonJS consumer: TypeScript 5.8+ types require() of an ES module under nodenext.
+    writeFileSync(
+      join(consumer, 'consumer-require.cts'),
+      `import election = require('@roster/election');
+import kvAdapter = require('@roster/kv-adapter');
+export const node: election.RosterNode = election.createNode({ kv: new kvAdapter.MemoryKV(), cluster: 'consumer', env: 'test' });
+`,
+    );
+    const strict = {
+      target: 'ES2022',
+      lib: ['ES2022'],
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      exactOptionalPropertyTypes: true,
+      noImplicitOverride: true,
+      isolatedModules: true,
+      skipLibCheck: false, // check the packages' .d.ts files too, as a consumer's strictest build does
+      noEmit: true,
+      types: ['node'],
+      typeRoots: [join(root, 'node_modules', '@types')], // the workspace's @types/node: nothing to download
+    };
+    const configs = {
+      node16: { compilerOptions: { ...strict, module: 'node16', moduleResolution: 'node16' }, files: ['consumer.ts'] },
+      nodenext: { compilerOptions: { ...strict, module: 'nodenext', moduleResolution: 'nodenext' }, files: ['consumer.ts', 'consumer-require.cts'] },
+      bundler: { compilerOptions: { ...strict, module: 'preserve', moduleResolution: 'bundler' }, files: ['consumer.ts'] },
+    };
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+    await timed('tsc (3 configurations)', async () => {
+      for (const [name, config] of Object.entries(configs)) {
+        writeFileSync(join(consumer, `tsconfig.${name}.json`), JSON.stringify(config, null, 2));
+        await run(process.execPath, [tsc, '-p', `tsconfig.${name}.json`], consumer);
+      }
+    });
+  });
+
+  it('`roster --version`, `roster node --help` and `roster demo` run from the install; only the demo loads tinypool', async () => {
+    const { version } = packed.find((p) => p.pkg.name === '@roster/cli')!.packedJson;
+    const check = async (): Promise<void> => {
+      // `--`: npx would take --version as its own. `--no`: never download a missing bin.
+      expect((await run('npx', ['--no', '--', 'roster', '--version'], consumer)).stdout).toBe(`${version}\n`);
+      expect((await run('npx', ['--no', '--', 'roster', 'node', '--help'], consumer)).stdout).toMatch(/^Usage: roster node --store URL/);
+      expect((await run('npx', ['--no', '--', 'cluster-test', '--help'], consumer)).stdout).toMatch(/^Usage: cluster-test/);
+    };
+    await check();
+    // The demo itself, from the installed package: its worker pool (tinypool) and worker file are there.
+    const demo = await run('npx', ['--no', '--', 'roster', 'demo', '--store', 'memory', '--nodes', '2', '--duration', '1', '--kill-every', '0', '--plain', '--web-port', 'off'], consumer, 60_000);
+    expect(demo.stdout).toMatch(/^summary: ran .*2 nodes at a time/m);
+    // Without tinypool on disk, the same must still work: nothing but the demo imports it.
+    const tinypool = join(consumer, 'node_modules', 'tinypool');
+    expect(existsSync(tinypool)).toBe(true);
+    renameSync(tinypool, `${tinypool}.away`);
+    try {
+      await check();
+    } finally {
+      renameSync(`${tinypool}.away`, tinypool);
+    }
+  });
+});
