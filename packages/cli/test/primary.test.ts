@@ -37,7 +37,7 @@ describe('roster primary: arguments', () => {
     [['primary', 'get', ...STORE, '--type', 't\u00a0u'], 'roster primary get: invalid --type: Expected `utype` to be 1 to 128 characters without whitespace, got "t\u00a0u"'],
     [['primary', 'run', ...STORE, '--type', 't', '--endpoint', 'x'.repeat(1025)], /^roster primary run: invalid --endpoint: Expected `endpoint` to be 1 to 1024 characters/],
     [['primary', 'run', '--store', 'redis://h', '--key', 'a/b', '--env', 'e', '--type', 't'], /^roster primary run: invalid --key: Expected `cluster` to be/],
-    [['primary', 'run', '--store', 'ftp://h', '--key', 'k', '--env', 'e', '--type', 't'], /^roster primary run: invalid --store: Expected the scheme `redis:\/\/` or `rediss:\/\/`/],
+    [['primary', 'run', '--store', 'ftp://h', '--key', 'k', '--env', 'e', '--type', 't'], /^roster primary run: invalid --store: Expected the scheme to be one of `redis:\/\/`, `rediss:\/\/`/],
   ])('%j exits 2 with one line, before contacting the store', async (args, line) => {
     const io = fakeIO();
     expect(await runCli(args, io)).toBe(2);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ConfigError, Namespace, parseStoreUrl, realClock, silentLogger, type Clock, type KV, type Logger } from '@roster/kv-adapter';
+import { checkStoreUrl, ConfigError, Namespace, realClock, silentLogger, type Clock, type KV, type Logger } from '@roster/kv-adapter';
 import { checkNodeOptions } from '@roster/election';
 import { checkInstanceId, checkThreads } from './internal/instanceIds.js';
 import type { RebalanceUpdate } from './events.js';
@@ -35,8 +35,8 @@ export interface ClusterOptions {
    */
   readonly threads?: number;
   /**
-   * Dynamic clustering: where the instances meet. A store URL (`redis://host:6379`, or a
-   * comma-separated list of Redis Cluster nodes; see `parseStoreUrl`), connected on `join()` and
+   * Dynamic clustering: where the instances meet. A store URL (`redis://host:6379`, a
+   * comma-separated list of Redis Cluster nodes, `postgres://…`; see `checkStoreUrl`), connected on `join()` and
    * closed on `leave()`; or a `KV` (e.g. `MemoryKV`), which the handle uses but never closes.
    */
   readonly registry?: string | KV;
@@ -126,7 +126,7 @@ function resolveMode(options: ClusterOptions, threads: number): ClusterMode {
   if (settings !== undefined) return { kind: 'static', ...resolveStatic(settings, threads) };
   if (typeof registry === 'string') {
     try {
-      parseStoreUrl(registry);
+      checkStoreUrl(registry);
     } catch (error) {
       if (!ConfigError.is(error)) throw error;
       // The store's message, without its "config: " prefix and ", got …" suffix (the value is redacted).

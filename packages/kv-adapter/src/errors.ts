@@ -21,6 +21,7 @@ export type RosterErrorCode =
   | 'KV_REJECTED'
   | 'KV_UNSUPPORTED'
   | 'KV_CLOSED'
+  | 'KV_DRIVER_MISSING'
   | 'CONFIG_INVALID'
   | 'ABORTED'
   | (string & {});
@@ -149,6 +150,23 @@ export class KVRejectedError extends RosterError {
 export class UnsupportedOperationError extends RosterError {
   constructor(operation: string, backend: string) {
     super('KV_UNSUPPORTED', `kv: ${backend} does not support ${operation}`);
+  }
+}
+
+/**
+ * A store URL names a backend whose driver, an optional peer dependency of this package, is not
+ * installed (`pg` for `postgres://`). Install the package named by `packageName`.
+ */
+export class MissingDriverError extends RosterError {
+  /** The npm package to install, e.g. `"pg"`. */
+  readonly packageName: string;
+  constructor(packageName: string, backend: string, options?: { cause?: unknown }) {
+    super('KV_DRIVER_MISSING', `kv: ${backend} needs the package \`${packageName}\`, which is not installed (npm install ${packageName})`, options);
+    this.packageName = packageName;
+  }
+  /** True when `error` is a {@link MissingDriverError} from any copy of this package. */
+  static override is(error: unknown): error is MissingDriverError {
+    return RosterError.is(error, 'KV_DRIVER_MISSING');
   }
 }
 

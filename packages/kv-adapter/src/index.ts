@@ -6,7 +6,8 @@
  *   ({@link KeyUnavailableError}) from a store that cannot be reached ({@link StoreUnavailableError}).
  * - {@link CompoundKey}: `"<base> <nonce>"` keys that move when a key is unavailable.
  * - {@link Namespace}: a cluster key and environment as a key prefix.
- * - Backends: {@link MemoryKV} (embedded) and {@link RedisKV} (Redis, Redis Cluster).
+ * - Backends: {@link MemoryKV} (embedded) and {@link RedisKV} (Redis, Redis Cluster); PostgresKV in
+ *   the `@roster/kv-adapter/postgres` entry. {@link connectStore} opens any of them from a URL.
  * - The time seam: {@link Clock}, {@link RealClock}; one deadline helper ({@link deadline},
  *   {@link withDeadline}, {@link raceSignal}), {@link LocalDeadline}, and the typed emitter
  *   {@link UpdateStream}.
@@ -28,6 +29,7 @@ export {
   KVRejectedError,
   UnsupportedOperationError,
   KVClosedError,
+  MissingDriverError,
   ConfigError,
   AbortError,
   type RosterErrorCode,
@@ -69,3 +71,4 @@ export {
   type ParsedClusterStoreUrl,
   type StoreAddress,
 } from './redis/parseStoreUrl.js';
+export { connectStore, checkStoreUrl, type ConnectStoreOptions, type CheckedStoreUrl } from './connectStore.js';

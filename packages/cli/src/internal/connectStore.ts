@@ -1,17 +1,26 @@
 import type { ConnectionOptions } from 'node:tls';
-import { ConfigError, probeAccess, RedisKV, StoreAccessError, StoreUnavailableError, type Logger } from '@roster/kv-adapter';
+import {
+  ConfigError,
+  connectStore as openStore,
+  MissingDriverError,
+  probeAccess,
+  StoreAccessError,
+  StoreUnavailableError,
+  type KV,
+  type Logger,
+} from '@roster/kv-adapter';
 import { CliError } from '../CliError.js';
 
 /** Options of {@link connectStore}. */
 export interface ConnectStoreOptions {
   /** The command in messages, e.g. `"roster node"`. */
   readonly command: string;
-  /** The store URL, in any form `parseStoreUrl` accepts. */
+  /** The store URL, in any form `checkStoreUrl` accepts. */
   readonly url: string;
   /** How long to wait for the store. @defaultValue 5000 */
   readonly connectTimeoutMs?: number;
   /**
-   * How long one store command may take (RedisKV `commandTimeoutMs`). Give the node's operation
+   * How long one store command may take (the backend's `commandTimeoutMs`). Give the node's operation
    * timeout, so that a command to a hung shard fails in the store client, which then knows that
    * shard is down and fails its keys fast, before the protocol's own deadline. @defaultValue 1000
    */
@@ -20,7 +29,7 @@ export interface ConnectStoreOptions {
   readonly logger: Logger;
   /** Gives up when it aborts (a signal during the start). */
   readonly signal?: AbortSignal;
-  /** TLS options (CA, client certificate and key, server name) for a `rediss://` store. */
+  /** TLS options (CA, client certificate and key, server name) for a `rediss://` store or a PostgreSQL `sslmode`. */
   readonly tls?: ConnectionOptions;
   /**
    * A key of the command's namespace that nobody else uses: when given, every operation Roster
@@ -30,21 +39,26 @@ export interface ConnectStoreOptions {
 }
 
 /**
- * Opens the store at `url` as `roster` commands do: `RedisKV.connect`, waiting up to
- * `connectTimeoutMs`. Resolves to `undefined` when `signal` aborted meanwhile.
+ * Opens the store at `url` as `roster` commands do: kv-adapter's `connectStore` (every store URL
+ * form: Redis, Redis Cluster, PostgreSQL, …), waiting up to `connectTimeoutMs`. Resolves to
+ * `undefined` when `signal` aborted meanwhile.
  *
  * @throws {@link CliError} (exit code 2) when the store cannot be reached, refuses access (TLS
  *   verification, wrong credentials, a missing ACL permission: `command: the store refused access: …`),
- *   or for an invalid URL (`command: invalid --store: …`).
+ *   for an invalid URL (`command: invalid --store: …`), or when the store's driver package is not
+ *   installed (`command: the store needs the package pg: …`).
  */
-export async function connectStore(options: ConnectStoreOptions): Promise<RedisKV | undefined> {
+export async function connectStore(options: ConnectStoreOptions): Promise<KV | undefined> {
   const { command, url, connectTimeoutMs = 5000, commandTimeoutMs, logger, signal, tls, probeKey } = options;
-  let kv: RedisKV | undefined;
+  let kv: KV | undefined;
   try {
-    kv = await RedisKV.connect(
-      { url, connectTimeoutMs, logger, ...(commandTimeoutMs !== undefined && { commandTimeoutMs }), ...(tls && { tls }) },
-      { signal },
-    );
+    kv = await openStore(url, {
+      connectTimeoutMs,
+      logger,
+      ...(commandTimeoutMs !== undefined && { commandTimeoutMs }),
+      ...(tls && { tls }),
+      ...(signal && { signal }),
+    });
     if (probeKey !== undefined) await probeAccess(kv, probeKey, { ...(signal && { signal }) });
     return kv;
   } catch (error) {
@@ -55,6 +69,9 @@ export async function connectStore(options: ConnectStoreOptions): Promise<RedisK
     }
     if (StoreUnavailableError.is(error)) {
       throw new CliError(`${command}: cannot reach the store: ${error.message.replace(/^kv: store unavailable: /, '')}`, { cause: error });
+    }
+    if (MissingDriverError.is(error)) {
+      throw new CliError(`${command}: the store needs the package ${error.packageName}: ${error.message.replace(/^kv: /, '')}`, { cause: error });
     }
     if (ConfigError.is(error)) {
       const flag = error.field === 'store' || error.field === 'url' ? '--store' : error.field === 'connectTimeoutMs' ? '--connect-timeout' : error.field;

@@ -1,6 +1,6 @@
 import { checkNodeOptions, createNode, type NodeSettings, type RosterNode } from '@roster/election';
 import type { ConnectionOptions } from 'node:tls';
-import { ConfigError, Namespace, parseStoreUrl, realClock, redactStoreUrl, type Timer } from '@roster/kv-adapter';
+import { ConfigError, Namespace, checkStoreUrl, realClock, redactStoreUrl, type Timer } from '@roster/kv-adapter';
 import { collectDefaultMetrics } from 'prom-client';
 import type { CliIO } from '../commands/Command.js';
 import { CliError, ExitCode } from '../CliError.js';
@@ -17,7 +17,7 @@ import { RecentLines, StatusPage, type NodeStatus } from './StatusPage.js';
 
 /** What `roster node` was asked to do, parsed from its arguments. */
 export interface NodeRunOptions {
-  /** The store URL (see `parseStoreUrl`). */
+  /** The store URL (see `checkStoreUrl`). */
   readonly store: string;
   /** The cluster key (`--key`). */
   readonly cluster: string;
@@ -234,7 +234,7 @@ function nodeStatus(options: NodeRunOptions, config: NodeSettings, store: string
 /** Validates every option before any connection, so that a bad one fails at once. */
 function checkConfig(options: NodeRunOptions): NodeSettings {
   try {
-    parseStoreUrl(options.store);
+    checkStoreUrl(options.store);
     return checkNodeOptions({
       cluster: options.cluster,
       env: options.env,

@@ -1,4 +1,4 @@
-import { MemoryKV, Namespace, parseStoreUrl, RosterError, silentLogger, type KV } from '@roster/kv-adapter';
+import { MemoryKV, Namespace, checkStoreUrl, RosterError, silentLogger, type KV } from '@roster/kv-adapter';
 import { checkUtype, HeartbeatTable, type EntryState } from '@roster/primary';
 import type { CliIO } from '../commands/Command.js';
 import { CliError, ExitCode } from '../CliError.js';
@@ -84,7 +84,7 @@ function tableOn(kv: KV, namespace: Namespace, options: PrimaryGetOptions): Hear
 /** Validates every option before any connection, so that a bad one fails at once. */
 function checkConfig(options: PrimaryGetOptions): Namespace {
   try {
-    parseStoreUrl(options.store);
+    checkStoreUrl(options.store);
     const namespace = new Namespace(options.cluster, options.env);
     checkUtype(options.utype);
     tableOn(new MemoryKV(), namespace, options);

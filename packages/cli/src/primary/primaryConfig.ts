@@ -4,7 +4,7 @@ import { CliError } from '../CliError.js';
 
 /** What both `roster primary run` and `roster primary get` are given. */
 export interface PrimaryStoreOptions {
-  /** The store URL (see `parseStoreUrl`). */
+  /** The store URL (see `checkStoreUrl`). */
   readonly store: string;
   /** The cluster key (`--key`): the first part of the table's namespace. */
   readonly cluster: string;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MemoryKV, Namespace, parseStoreUrl, redactStoreUrl, silentLogger, type KV, type Logger } from '@roster/kv-adapter';
+import { MemoryKV, Namespace, checkStoreUrl, redactStoreUrl, silentLogger, type KV, type Logger } from '@roster/kv-adapter';
 import { generateInstanceId, PrimaryContender } from '@roster/primary';
 import type { CliIO } from '../commands/Command.js';
 import { ExitCode } from '../CliError.js';
@@ -115,7 +115,7 @@ function createContender(options: PrimaryRunOptions, kv: KV, logger: Logger, onL
 /** Validates every option before any connection, so that a bad one fails at once. */
 function checkConfig(options: PrimaryRunOptions): void {
   try {
-    parseStoreUrl(options.store);
+    checkStoreUrl(options.store);
     // A contender on a placeholder store checks the namespace, type, endpoint, id and timing.
     createContender(options, new MemoryKV(), silentLogger, () => undefined);
   } catch (error) {

@@ -1,5 +1,5 @@
 import { createNode, type LeaderInfo, type Member, type RosterNode } from '@roster/election';
-import { RedisKV, redactStoreUrl, type KV } from '@roster/kv-adapter';
+import { connectStore, redactStoreUrl, type KV } from '@roster/kv-adapter';
 import type { ResolvedClusterOptions } from '../options.js';
 
 /** What the membership reports: the member list, and the generation it comes from. */
@@ -68,7 +68,7 @@ export class RosterMembership {
   async start(signal: AbortSignal): Promise<void> {
     const { key, env, instanceId, threads, intervalMs, timeoutMs, clock, logger } = this.#options;
     if (typeof this.#registry === 'string') {
-      this.#kv = await RedisKV.connect({ url: this.#registry, clock, logger }, { signal });
+      this.#kv = await connectStore(this.#registry, { clock, logger, signal });
       this.#owned = true;
     } else {
       this.#kv = this.#registry;

@@ -1,0 +1,166 @@
+import type { ConnectionOptions } from 'node:tls';
+import type { Clock } from './clock/Clock.js';
+import { ConfigError } from './errors.js';
+import type { KV, KVLimits } from './KV.js';
+import type { Logger } from './logger.js';
+import { parsePostgresUrl } from './postgres/parsePostgresUrl.js';
+import { parseStoreUrl, redactStoreUrl } from './redis/parseStoreUrl.js';
+
+/**
+ * Options of {@link connectStore}: what every backend understands. A backend ignores what does not
+ * apply to it.
+ */
+export interface ConnectStoreOptions extends KVLimits {
+  /** How long to wait for the store to be ready. @defaultValue 5000 */
+  readonly connectTimeoutMs?: number;
+  /**
+   * How long one store operation may take before it fails as unavailable (on PostgreSQL also the
+   * server's `statement_timeout`). @defaultValue 1000
+   */
+  readonly commandTimeoutMs?: number;
+  /**
+   * TLS: `true` or Node.js TLS options (CA, client certificate and key, server name) to use TLS,
+   * `false` not to. @defaultValue what the URL says (`rediss://`, `?sslmode=`)
+   */
+  readonly tls?: boolean | ConnectionOptions;
+  /** Receives the backend's connection events. @defaultValue a silent logger */
+  readonly logger?: Logger;
+  /** The clock of the connect and operation deadlines. @defaultValue the real clock */
+  readonly clock?: Clock;
+  /** Abandons the connection attempt; `connectStore` rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+/** What {@link checkStoreUrl} tells of a valid store URL. */
+export interface CheckedStoreUrl {
+  /** The backend the URL selects: `"redis"`, `"postgres"`, … (see docs/stores.md). */
+  readonly backend: string;
+  /** The URL with its passwords replaced by `***`, for logs and messages. */
+  readonly redacted: string;
+}
+
+/** One row of the scheme table: the schemes of one backend, how to check and open its URLs. */
+interface StoreBackend {
+  /** Lower-case schemes without `://`, e.g. `['postgres', 'postgresql']`. */
+  readonly schemes: readonly string[];
+  /** The name {@link CheckedStoreUrl.backend} reports. */
+  readonly backend: string;
+  /** Throws {@link ConfigError} (field `store`) unless `url` is a valid URL of this backend. */
+  check(url: string): void;
+  /** Opens the store; the backend's module (and driver) is loaded only here. */
+  connect(url: string, options: ConnectStoreOptions): Promise<KV>;
+}
+
+/**
+ * The scheme table. A URL without a scheme (`host:port[,host:port…]`) is Redis. To add a backend,
+ * add a row: its module is imported inside `connect`, so that a user installs only the driver of
+ * the store they use.
+ */
+const BACKENDS: readonly StoreBackend[] = [
+  {
+    // `redis://`, `rediss://`, and a comma-separated list of Redis Cluster nodes.
+    schemes: ['redis', 'rediss'],
+    backend: 'redis',
+    check: (url) => void parseStoreUrl(url),
+    connect: async (url, { signal, ...options }) => {
+      const { RedisKV } = await import('./RedisKV.js');
+      return RedisKV.connect({ url, ...options }, { ...(signal && { signal }) });
+    },
+  },
+  {
+    // `redis+sentinel://[USER[:PASS]@]HOST:PORT[,HOST:PORT…]/MASTER_NAME`, `rediss+sentinel://`.
+    // SENTINEL: Redis Sentinel in RedisKV replaces this row.
+    schemes: ['redis+sentinel', 'rediss+sentinel'],
+    backend: 'redis-sentinel',
+    check: notSupported('redis+sentinel'),
+    connect: async (url) => notSupported('redis+sentinel')(url),
+  },
+  {
+    // `etcd://HOST:PORT[,HOST:PORT…]`, `etcds://` for TLS.
+    // ETCD: EtcdKV (`@roster/kv-adapter/etcd`) replaces this row.
+    schemes: ['etcd', 'etcds'],
+    backend: 'etcd',
+    check: notSupported('etcd'),
+    connect: async (url) => notSupported('etcd')(url),
+  },
+  {
+    // `postgres://USER[:PASS]@HOST:PORT/DB`, `postgresql://`; `pg` is an optional peer dependency.
+    schemes: ['postgres', 'postgresql'],
+    backend: 'postgres',
+    check: (url) => void parsePostgresUrl(url),
+    connect: async (url) => {
+      parsePostgresUrl(url);
+      return notSupported('postgres')(url);
+    },
+  },
+];
+
+function notSupported(scheme: string): (url: string) => never {
+  return (url) => {
+    throw new ConfigError('store', redactStoreUrl(url), `Expected a store this version supports: \`${scheme}://\` is not supported yet`);
+  };
+}
+
+/** The row for `url`: by its scheme, or Redis for a bare `host:port` list. */
+function backendOf(url: unknown): StoreBackend {
+  if (typeof url !== 'string' || url.trim() === '') {
+    throw new ConfigError('store', url, 'Expected the store URL to be a non-empty string such as `redis://host:6379` or `postgres://user@host/db`');
+  }
+  const scheme = /^\s*([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === undefined) return BACKENDS[0]!;
+  const row = BACKENDS.find((b) => b.schemes.includes(scheme));
+  if (row === undefined) {
+    const known = BACKENDS.flatMap((b) => b.schemes.map((s) => `\`${s}://\``)).join(', ');
+    throw new ConfigError('store', redactStoreUrl(url), `Expected the scheme to be one of ${known}, found \`${scheme.slice(0, 30)}://\``);
+  }
+  return row;
+}
+
+/**
+ * Checks a store URL without connecting: which backend it selects, and its redacted form.
+ *
+ * Accepted forms (docs/stores.md): `redis://[USER[:PASS]@]HOST[:PORT][/DB]`, `rediss://…`, a
+ * comma-separated list of Redis Cluster nodes (`host:port,host:port` or `redis://…,redis://…`),
+ * `postgres://USER[:PASS]@HOST[:PORT]/DB[?sslmode=…&table=…]` (also `postgresql://`),
+ * `redis+sentinel://…` and `etcd://…`.
+ *
+ * @throws {@link ConfigError} with field `store` for an invalid URL or an unknown scheme; its
+ *   `value` is the URL with its passwords redacted.
+ *
+ * @example
+ * ```ts
+ * checkStoreUrl('postgres://roster:s3cret@db.internal/app');
+ * // { backend: 'postgres', redacted: 'postgres://roster:***@db.internal/app' }
+ * ```
+ */
+export function checkStoreUrl(url: string): CheckedStoreUrl {
+  const row = backendOf(url);
+  row.check(url);
+  return { backend: row.backend, redacted: redactStoreUrl(url) };
+}
+
+/**
+ * Opens the store at `url` with the backend its scheme selects (see {@link checkStoreUrl}), and
+ * resolves once it is ready. The backend's module is imported only then, so an application that
+ * uses Redis never loads the PostgreSQL driver, and one that uses PostgreSQL needs `pg` installed.
+ *
+ * @throws {@link ConfigError} for an invalid URL or option (field `store` for the URL).
+ * @throws {@link MissingDriverError} when the backend's optional driver package is not installed.
+ * @throws {@link StoreUnavailableError} when the store is not ready within `connectTimeoutMs`.
+ * @throws {@link StoreAccessError} when the store refuses this client (credentials, TLS, privileges).
+ *
+ * @example
+ * ```ts
+ * const kv = await connectStore(process.env.ROSTER_STORE_URL ?? 'redis://127.0.0.1:6379', { connectTimeoutMs: 2000 });
+ * try {
+ *   await kv.set('hello', 'world');
+ * } finally {
+ *   await kv.close();
+ * }
+ * ```
+ */
+export async function connectStore(url: string, options: ConnectStoreOptions = {}): Promise<KV> {
+  const row = backendOf(url);
+  row.check(url);
+  return row.connect(url, options);
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { checkStoreUrl, ConfigError, connectStore } from '../src/index.js';
+
+describe('checkStoreUrl', () => {
+  it.each([
+    ['redis://127.0.0.1:6379', 'redis'],
+    ['rediss://app:s3cret@redis.internal:6380/2', 'redis'],
+    ['127.0.0.1:7000,127.0.0.1:7001', 'redis'],
+    ['redis://a:7000,redis://b:7000', 'redis'],
+    ['localhost', 'redis'],
+    ['postgres://roster:s3cret@db.internal:5432/app', 'postgres'],
+    ['postgresql://roster@db.internal/app?sslmode=require&table=roster_kv', 'postgres'],
+    ['POSTGRES://roster@[::1]/app', 'postgres'],
+  ])('%s selects the %s backend', (url, backend) => {
+    expect(checkStoreUrl(url).backend).toBe(backend);
+  });
+
+  it('redacts the password of every form', () => {
+    expect(checkStoreUrl('postgres://roster:s3cret@db/app').redacted).toBe('postgres://roster:***@db/app');
+    expect(checkStoreUrl('redis://a:b@h:1,redis://a:b@i:2').redacted).toBe('redis://a:***@h:1,redis://a:***@i:2');
+  });
+
+  it.each([
+    ['', /non-empty/],
+    ['ftp://h', /scheme to be one of .*`postgres:\/\/`/],
+    ['postgres://db/app', /user name/],
+    ['postgres://u@db/app?sslmode=maybe', /sslmode/],
+    ['postgres://u@db/app?password=x', /only the parameters/],
+    ['postgres://u@a,b/app', /one PostgreSQL host/],
+    ['postgres://u@db:99999/app', /port|PostgreSQL URL/],
+  ])('refuses %j with ConfigError(store)', (url, message) => {
+    let caught: unknown;
+    try {
+      checkStoreUrl(url);
+    } catch (error) {
+      caught = error;
+    }
+    expect(ConfigError.is(caught) && caught.field === 'store').toBe(true);
+    expect((caught as Error).message).toMatch(message);
+  });
+
+  it('never shows a password in its errors', () => {
+    expect(() => checkStoreUrl('postgres://u:hunter2@db/app?sslmode=maybe')).toThrow(/u:\*\*\*@db/);
+    expect(() => checkStoreUrl('postgres://u:hunter2@db/app?sslmode=maybe')).not.toThrow(/hunter2/);
+    expect(() => checkStoreUrl('gopher://u:hunter2@db')).not.toThrow(/hunter2/);
+  });
+});
+
+describe('connectStore', () => {
+  it('refuses an invalid URL before connecting', async () => {
+    await expect(connectStore('ftp://h')).rejects.toMatchObject({ code: 'CONFIG_INVALID', field: 'store' });
+  });
+
+  it('opens a Redis URL with RedisKV (an unreachable one is a StoreUnavailableError)', async () => {
+    await expect(connectStore('redis://127.0.0.1:1', { connectTimeoutMs: 200 })).rejects.toMatchObject({ code: 'KV_STORE_UNAVAILABLE' });
+  });
+});
