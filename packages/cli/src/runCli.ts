@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { commands as builtIn } from './commands/index.js';
 import type { CliIO, Command } from './commands/Command.js';
 import { CliError, ExitCode } from './CliError.js';
+import { SecretScrubber } from './internal/scrubSecrets.js';
+import { STORE_PASSWORD_ENV } from './internal/storeSource.js';
 
 /** Options of {@link runCli}. */
 export interface RunCliOptions {
@@ -47,11 +49,13 @@ export async function runCli(args: readonly string[], io: CliIO, options: RunCli
     }
     return await command.run(rest, io);
   } catch (error) {
+    // No password in an error either: a URL's, or the one the environment gave.
+    const scrubber = new SecretScrubber([io.env[STORE_PASSWORD_ENV] ?? '']);
     if (error instanceof CliError) {
-      io.stderr.write(`${error.message}\n`);
+      io.stderr.write(scrubber.scrub(`${error.message}\n`));
       return error.exitCode;
     }
-    io.stderr.write(`${program}: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr.write(scrubber.scrub(`${program}: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`));
     return ExitCode.failure;
   }
 }

@@ -15,7 +15,7 @@ describe('roster primary: arguments', () => {
     expect(io.out).toMatch(/\n {2}primary +one primary per role type/);
     const top = fakeIO();
     expect(await runCli(['primary', '--help'], top)).toBe(0);
-    expect(top.out).toMatch(/^Usage: roster primary run --store URL --key KEY --env ENV --type TYPE/);
+    expect(top.out).toMatch(/^Usage: roster primary run \[--store URL \| --store-file PATH\] --key KEY --env ENV --type TYPE/);
     expect(top.out).toMatch(/--exit-on-loss +exit with code 4/);
     const sub = fakeIO();
     expect(await runCli(['primary', 'run', '--help'], sub)).toBe(0);

@@ -14,7 +14,7 @@ describe('runCli', () => {
     const byFlag = fakeIO();
     expect(await runCli(['node', '--help'], byFlag)).toBe(0);
     expect(byFlag.out).toBe(byHelp.out);
-    expect(byFlag.out).toMatch(/^Usage: roster node --store URL --key KEY --env ENV/);
+    expect(byFlag.out).toMatch(/^Usage: roster node \[--store URL \| --store-file PATH\] --key KEY --env ENV/);
   });
 
   it('--version and -V print the version of the package, and nothing else', async () => {

@@ -4,7 +4,9 @@ import { ConfigError, LevelLogger, Namespace, silentLogger, type KV, type Logger
 import { CliError, ExitCode } from '../CliError.js';
 import { connectStore } from '../internal/connectStore.js';
 import { integerOption, parseOptions } from '../internal/parseOptions.js';
-import { TLS_FLAGS, TLS_HELP, tlsOptions } from '../internal/tlsOptions.js';
+import { SecretScrubber } from '../internal/scrubSecrets.js';
+import { resolveStoreUrl, STORE_PASSWORD_ENV, STORE_URL_ENV } from '../internal/storeSource.js';
+import { TLS_FLAGS, tlsHelp, tlsOptions } from '../internal/tlsOptions.js';
 import { StopRequest } from '../internal/StopRequest.js';
 import type { CliIO, Command, OutputStream } from './Command.js';
 
@@ -22,6 +24,9 @@ OPTIONS are one or more of:
  Registry-based (dynamic) clustering:
   -r URI                    Set the cluster registry URI: a Redis store URL such as
                             redis://127.0.0.1:6379, or host:port,host:port,... for Redis Cluster
+  --store-file PATH         Read the registry URI from the file PATH (trimmed), e.g. a mounted
+                            secret; without -r and --store-file, ROSTER_STORE_URL gives it, and
+                            ROSTER_STORE_PASSWORD the password of a URI that has none
   --interval MS             Roster's period I in milliseconds [default: 1000]
   --timeout MS              Roster's timeout T in milliseconds [default: 5 x interval]
   --tls-ca, --tls-cert, --tls-key, --tls-server-name: TLS for a rediss:// registry (below)
@@ -30,9 +35,10 @@ OPTIONS are one or more of:
   -T COUNT                  Set the cluster total to COUNT [default: INDEX + threads]
 
 cluster-test joins the cluster, prints every re-balance, and sleeps until terminated; on Ctrl-C
-(SIGINT) or SIGTERM it leaves the cluster and exits 0. Give -r, or -I and/or -T, not both.
+(SIGINT) or SIGTERM it leaves the cluster and exits 0. Give -r (or --store-file, or
+ROSTER_STORE_URL), or -I and/or -T, not both.
 
-${TLS_HELP}
+${tlsHelp('-r')}
 
 Exit codes: 0 left after a signal; 2 bad arguments or configuration, or the registry unreachable;
 1 an unexpected error; 130/143 a second SIGINT/SIGTERM cut the leave short.
@@ -59,30 +65,36 @@ export async function runClusterTest(args: readonly string[], io: CliIO): Promis
   try {
     return await clusterTest(args, io);
   } catch (error) {
+    // No password in an error either: a URL's, or the one the environment gave.
+    const scrubber = new SecretScrubber([io.env[STORE_PASSWORD_ENV] ?? '']);
     if (error instanceof CliError) {
-      io.stderr.write(`${error.message}\n`);
+      io.stderr.write(scrubber.scrub(`${error.message}\n`));
       return error.exitCode;
     }
-    io.stderr.write(`${NAME}: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr.write(scrubber.scrub(`${NAME}: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`));
     return ExitCode.failure;
   }
 }
 
+/** The options `cluster-test` accepts (`parseArgs` specs). */
+export const CLUSTER_TEST_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  verbose: { type: 'boolean', short: 'v' },
+  key: { type: 'string', short: 'k' },
+  env: { type: 'string', short: 'e' },
+  instance: { type: 'string', short: 'i' },
+  threads: { type: 'string', short: 'n' },
+  registry: { type: 'string', short: 'r' },
+  'store-file': { type: 'string' },
+  index: { type: 'string', short: 'I' },
+  total: { type: 'string', short: 'T' },
+  interval: { type: 'string' },
+  timeout: { type: 'string' },
+  ...TLS_FLAGS,
+} as const;
+
 async function clusterTest(args: readonly string[], io: CliIO): Promise<number> {
-  const { values } = parseOptions(NAME, args, {
-    help: { type: 'boolean', short: 'h' },
-    verbose: { type: 'boolean', short: 'v' },
-    key: { type: 'string', short: 'k' },
-    env: { type: 'string', short: 'e' },
-    instance: { type: 'string', short: 'i' },
-    threads: { type: 'string', short: 'n' },
-    registry: { type: 'string', short: 'r' },
-    index: { type: 'string', short: 'I' },
-    total: { type: 'string', short: 'T' },
-    interval: { type: 'string' },
-    timeout: { type: 'string' },
-    ...TLS_FLAGS,
-  });
+  const { values } = parseOptions(NAME, args, CLUSTER_TEST_OPTIONS);
   if (values.help) {
     io.stdout.write(HELP);
     return ExitCode.ok;
@@ -93,17 +105,21 @@ async function clusterTest(args: readonly string[], io: CliIO): Promise<number> 
   const intervalMs = integerOption(NAME, '--interval', values.interval, { unit: 'milliseconds' });
   const timeoutMs = integerOption(NAME, '--timeout', values.timeout, { unit: 'milliseconds' });
   const isStatic = index !== undefined || total !== undefined;
-  if (isStatic && values.registry !== undefined) {
+  if (isStatic && (values.registry !== undefined || values['store-file'] !== undefined)) {
     throw new CliError(`${NAME}: give either -r URI (dynamic clustering) or -I/-T (static clustering), not both`);
   }
-  if (!isStatic && values.registry === undefined) {
-    throw new CliError(`${NAME}: give -r URI (dynamic clustering, e.g. -r redis://127.0.0.1:6379) or -I INDEX -T COUNT (static clustering)`);
+  // ROSTER_STORE_URL is the last resort: static clustering (-I/-T) ignores it.
+  const source = isStatic ? undefined : resolveStoreUrl(NAME, { url: values.registry, file: values['store-file'], flag: '-r' }, io.env);
+  if (!isStatic && source === undefined) {
+    throw new CliError(
+      `${NAME}: give -r URI (dynamic clustering, e.g. -r redis://127.0.0.1:6379; or --store-file PATH, or ${STORE_URL_ENV} in the environment) or -I INDEX -T COUNT (static clustering)`,
+    );
   }
   const out = (line: string): void => void io.stdout.write(`${line}\n`);
-  const logger = values.verbose ? new LibclusterLogger(io.stderr) : silentLogger;
+  const logger = values.verbose ? new LibclusterLogger(io.stderr, new SecretScrubber(source?.secrets ?? [])) : silentLogger;
   const tls = isStatic ? undefined : tlsOptions(NAME, values, io.env);
   // With TLS the registry is connected (and its ACL permissions probed) here, then handed over.
-  let registry: string | KV | undefined = values.registry;
+  let registry: string | KV | undefined = source?.url;
   let owned: KV | undefined;
   if (tls !== undefined) {
     let probeKey: string;
@@ -113,7 +129,7 @@ async function clusterTest(args: readonly string[], io: CliIO): Promise<number> 
       if (ConfigError.is(error)) throw new CliError(`${NAME}: ${error.message}`, { cause: error });
       throw error;
     }
-    owned = await connectStore({ command: NAME, url: values.registry!, tls, logger, probeKey });
+    owned = await connectStore({ command: NAME, url: source!.url, tls, logger, probeKey });
     registry = owned;
   }
   try {
@@ -212,10 +228,12 @@ const PRIORITY = { debug: 7, info: 5, warn: 4, error: 3 } as const;
  */
 class LibclusterLogger extends LevelLogger {
   readonly #sink: OutputStream;
+  readonly #scrubber: SecretScrubber;
 
-  constructor(sink: OutputStream) {
+  constructor(sink: OutputStream, scrubber: SecretScrubber) {
     super();
     this.#sink = sink;
+    this.#scrubber = scrubber;
   }
 
   protected log(level: LogLevel, fields: object, message = ''): void {
@@ -226,7 +244,7 @@ class LibclusterLogger extends LevelLogger {
     const shown = Object.entries(entries).filter(([key, value]) => value !== undefined && (key === 'err' || !own));
     const tail = shown.map(([key, value]) => ` ${key}=${formatValue(value)}`).join('');
     const lines = [`${prefix}${message}${listing ? ':' : ''}${tail}`, ...(listing ?? []).map((line) => `${prefix}${line}`)];
-    this.#sink.write(`${lines.join('\n')}\n`);
+    this.#sink.write(this.#scrubber.scrub(`${lines.join('\n')}\n`));
   }
 }
 

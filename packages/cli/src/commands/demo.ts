@@ -32,24 +32,27 @@ Options:
   -h, --help         show this help
 `;
 
+/** The options `roster demo` accepts (`parseArgs` specs). */
+export const DEMO_OPTIONS = {
+  nodes: { type: 'string' },
+  duration: { type: 'string' },
+  'kill-every': { type: 'string' },
+  interval: { type: 'string' },
+  timeout: { type: 'string' },
+  store: { type: 'string' },
+  cluster: { type: 'boolean' },
+  'web-port': { type: 'string' },
+  plain: { type: 'boolean' },
+  verbose: { type: 'boolean' },
+} as const;
+
 /** `roster demo`: the whole idea, working, in one command. */
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'run a local cluster, kill its leader every few seconds, measure failovers',
   help: HELP,
   async run(args, io) {
-    const { values } = parseOptions(NAME, args, {
-      nodes: { type: 'string' },
-      duration: { type: 'string' },
-      'kill-every': { type: 'string' },
-      interval: { type: 'string' },
-      timeout: { type: 'string' },
-      store: { type: 'string' },
-      cluster: { type: 'boolean' },
-      'web-port': { type: 'string' },
-      plain: { type: 'boolean' },
-      verbose: { type: 'boolean' },
-    });
+    const { values } = parseOptions(NAME, args, DEMO_OPTIONS);
     if (values.cluster && values.store !== undefined && values.store !== 'cluster') {
       throw new CliError(`${NAME}: --cluster runs on a Redis Cluster; it cannot be combined with --store ${values.store}`);
     }

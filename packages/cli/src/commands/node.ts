@@ -1,21 +1,22 @@
 import { runNode } from '../node/runNode.js';
+import { LOG_FORMAT_HELP, logFormatOption } from '../internal/logFormat.js';
 import { integerOption, parseOptions, required } from '../internal/parseOptions.js';
-import { TLS_FLAGS, TLS_HELP, tlsOptions } from '../internal/tlsOptions.js';
+import { STORE_HELP } from '../internal/storeHelp.js';
+import { requireStoreUrl } from '../internal/storeSource.js';
+import { TLS_FLAGS, tlsHelp, tlsOptions } from '../internal/tlsOptions.js';
 import type { Command } from './Command.js';
 
 const NAME = 'roster node';
 
-const HELP = `Usage: roster node --store URL --key KEY --env ENV [options]
+const HELP = `Usage: roster node [--store URL | --store-file PATH] --key KEY --env ENV [options]
 
 Runs one Roster node: joins the cluster KEY of environment ENV on a Redis store, takes part in
 leader election, and prints the role, leader and member changes it sees until stopped with
 Ctrl-C (SIGINT) or SIGTERM, which make it leave gracefully.
 
+${STORE_HELP}
+
 Required:
-  --store URL           where the store is:
-                          redis://[user:pass@]host:port[/db]   one Redis server
-                          rediss://[user:pass@]host:port[/db]  the same over TLS
-                          host:port,host:port,...               seed nodes of a Redis Cluster
   --key KEY             the cluster key, e.g. the application name
   --env ENV             the environment, e.g. production; clusters of different ones never meet
 
@@ -33,9 +34,10 @@ Options:
                         NDJSON at /events (for @roster/client); 0 picks a free port
   --status-host HOST    the address of the status page [default: 127.0.0.1]
   --verbose             debug logs on stderr
+${LOG_FORMAT_HELP}
   -h, --help            show this help
 
-${TLS_HELP}
+${tlsHelp('--store')}
 
 Exit codes:
   0  stopped by SIGINT or SIGTERM (gracefully: a leader resigns, a follower leaves)
@@ -48,7 +50,27 @@ Examples:
   roster node --store redis://127.0.0.1:6379 --key billing --env dev --id web-1 --json
   roster node --store 10.0.0.1:7000,10.0.0.2:7000 --key billing --env prod --interval 500 --timeout 3000
   roster node --store redis://127.0.0.1:6379 --key billing --env dev --status-port 8080
+  ROSTER_STORE_URL=redis://10.0.0.5:6379 ROSTER_STORE_PASSWORD=... roster node --key billing --env prod
+  roster node --store-file /run/secrets/roster-store --key billing --env prod --log-format json
 `;
+
+/** The options `roster node` accepts (`parseArgs` specs). */
+export const NODE_OPTIONS = {
+  store: { type: 'string' },
+  'store-file': { type: 'string' },
+  'log-format': { type: 'string' },
+  key: { type: 'string' },
+  env: { type: 'string' },
+  id: { type: 'string' },
+  interval: { type: 'string' },
+  timeout: { type: 'string' },
+  'connect-timeout': { type: 'string' },
+  json: { type: 'boolean' },
+  verbose: { type: 'boolean' },
+  'status-port': { type: 'string' },
+  'status-host': { type: 'string' },
+  ...TLS_FLAGS,
+} as const;
 
 /** `roster node`: one node as a process. */
 export const nodeCommand: Command = {
@@ -56,31 +78,25 @@ export const nodeCommand: Command = {
   summary: 'run one node against a Redis store and print what it sees',
   help: HELP,
   async run(args, io) {
-    const { values } = parseOptions(NAME, args, {
-      store: { type: 'string' },
-      key: { type: 'string' },
-      env: { type: 'string' },
-      id: { type: 'string' },
-      interval: { type: 'string' },
-      timeout: { type: 'string' },
-      'connect-timeout': { type: 'string' },
-      json: { type: 'boolean' },
-      verbose: { type: 'boolean' },
-      'status-port': { type: 'string' },
-      'status-host': { type: 'string' },
-      ...TLS_FLAGS,
-    });
+    const { values } = parseOptions(NAME, args, NODE_OPTIONS);
     const tls = tlsOptions(NAME, values, io.env);
+    const logFormat = logFormatOption(NAME, values['log-format']);
+    const cluster = required(NAME, '--key', values.key, 'billing');
+    const env = required(NAME, '--env', values.env, 'production');
+    const store = requireStoreUrl(NAME, { url: values.store, file: values['store-file'] }, io.env);
     const statusPort = integerOption(NAME, '--status-port', values['status-port'], { min: 0, max: 65535 });
     const intervalMs = integerOption(NAME, '--interval', values.interval, { unit: 'milliseconds' });
     const timeoutMs = integerOption(NAME, '--timeout', values.timeout, { unit: 'milliseconds' });
     const connectTimeoutMs = integerOption(NAME, '--connect-timeout', values['connect-timeout'], { unit: 'milliseconds' });
     return runNode(
       {
-        store: required(NAME, '--store', values.store, 'redis://127.0.0.1:6379'),
-        cluster: required(NAME, '--key', values.key, 'billing'),
-        env: required(NAME, '--env', values.env, 'production'),
+        store: store.url,
+        storeFrom: store.from,
+        storeSecrets: store.secrets,
+        cluster,
+        env,
         json: values.json ?? false,
+        logFormat,
         verbose: values.verbose ?? false,
         ...(values.id !== undefined && { id: values.id }),
         ...(intervalMs !== undefined && { intervalMs }),

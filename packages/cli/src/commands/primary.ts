@@ -1,15 +1,18 @@
 import type { ConnectionOptions } from 'node:tls';
 import { CliError, ExitCode } from '../CliError.js';
+import { LOG_FORMAT_HELP, logFormatOption } from '../internal/logFormat.js';
 import { integerOption, parseOptions, required } from '../internal/parseOptions.js';
-import { TLS_FLAGS, TLS_HELP, tlsOptions, type TlsFlagValues } from '../internal/tlsOptions.js';
+import { STORE_HELP } from '../internal/storeHelp.js';
+import { requireStoreUrl } from '../internal/storeSource.js';
+import { TLS_FLAGS, tlsHelp, tlsOptions, type TlsFlagValues } from '../internal/tlsOptions.js';
 import { getPrimary } from '../primary/getPrimary.js';
 import { runPrimary } from '../primary/runPrimary.js';
 import type { CliIO, Command } from './Command.js';
 
 const NAME = 'roster primary';
 
-const HELP = `Usage: roster primary run --store URL --key KEY --env ENV --type TYPE [options]
-       roster primary get --store URL --key KEY --env ENV --type TYPE [--json]
+const HELP = `Usage: roster primary run [--store URL | --store-file PATH] --key KEY --env ENV --type TYPE [options]
+       roster primary get [--store URL | --store-file PATH] --key KEY --env ENV --type TYPE [--json]
 
 One primary per role type (@roster/primary): instances of a type contend through a
 heartbeat table in the store, judged by the store's own clock; clients resolve the primary of
@@ -21,11 +24,9 @@ a type to the endpoint it published. See docs/primary.md.
   get   print the current primary of the role type once: its id, endpoint and the age of its
         last heartbeat (store time), or "none".
 
+${STORE_HELP}
+
 Required:
-  --store URL           where the store is:
-                          redis://[user:pass@]host:port[/db]   one Redis server
-                          rediss://[user:pass@]host:port[/db]  the same over TLS
-                          host:port,host:port,...               seed nodes of a Redis Cluster
   --key KEY             the cluster key, e.g. the application name
   --env ENV             the environment, e.g. production
   --type TYPE           the role type: 1-128 characters without whitespace, e.g. billing
@@ -43,6 +44,7 @@ Options of run:
   --json                print one JSON object per line on stdout and nothing else
                         (the format is a public contract: docs/cli.md)
   --verbose             debug logs on stderr
+${LOG_FORMAT_HELP}
 
 Options of get:
   --timeout MS          T: a heartbeat older than this (store time) is no primary; use the
@@ -53,7 +55,7 @@ Both:
   --connect-timeout MS  how long to wait for the store [default: 5000]
   -h, --help            show this help
 
-${TLS_HELP}
+${tlsHelp('--store')}
 
 Exit codes:
   0  run: stopped by SIGINT or SIGTERM (gracefully); get: a primary was found
@@ -92,16 +94,8 @@ export const primaryCommand: Command = {
 
 async function run(args: readonly string[], io: CliIO): Promise<number> {
   const command = `${NAME} run`;
-  const { values } = parseOptions(command, args, {
-    ...storeOptions,
-    endpoint: { type: 'string' },
-    id: { type: 'string' },
-    interval: { type: 'string' },
-    timeout: { type: 'string' },
-    'exit-on-loss': { type: 'boolean' },
-    json: { type: 'boolean' },
-    verbose: { type: 'boolean' },
-  });
+  const { values } = parseOptions(command, args, PRIMARY_RUN_OPTIONS);
+  const logFormat = logFormatOption(command, values['log-format']);
   const intervalMs = integerOption(command, '--interval', values.interval, { unit: 'milliseconds' });
   return runPrimary(
     {
@@ -112,6 +106,7 @@ async function run(args: readonly string[], io: CliIO): Promise<number> {
       ...(intervalMs !== undefined && { intervalMs }),
       exitOnLoss: values['exit-on-loss'] ?? false,
       json: values.json ?? false,
+      logFormat,
       verbose: values.verbose ?? false,
     },
     io,
@@ -120,16 +115,13 @@ async function run(args: readonly string[], io: CliIO): Promise<number> {
 
 async function get(args: readonly string[], io: CliIO): Promise<number> {
   const command = `${NAME} get`;
-  const { values } = parseOptions(command, args, {
-    ...storeOptions,
-    timeout: { type: 'string' },
-    json: { type: 'boolean' },
-  });
+  const { values } = parseOptions(command, args, PRIMARY_GET_OPTIONS);
   return getPrimary({ ...requiredStoreValues(command, values, io), ...timeouts(command, values), json: values.json ?? false }, io);
 }
 
 const storeOptions = {
   store: { type: 'string' },
+  'store-file': { type: 'string' },
   key: { type: 'string' },
   env: { type: 'string' },
   type: { type: 'string' },
@@ -137,8 +129,29 @@ const storeOptions = {
   ...TLS_FLAGS,
 } as const;
 
+/** The options `roster primary run` accepts (`parseArgs` specs). */
+export const PRIMARY_RUN_OPTIONS = {
+  ...storeOptions,
+  endpoint: { type: 'string' },
+  id: { type: 'string' },
+  interval: { type: 'string' },
+  timeout: { type: 'string' },
+  'exit-on-loss': { type: 'boolean' },
+  json: { type: 'boolean' },
+  verbose: { type: 'boolean' },
+  'log-format': { type: 'string' },
+} as const;
+
+/** The options `roster primary get` accepts (`parseArgs` specs). */
+export const PRIMARY_GET_OPTIONS = {
+  ...storeOptions,
+  timeout: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
 interface StoreValues extends TlsFlagValues {
   readonly store?: string | undefined;
+  readonly 'store-file'?: string | undefined;
   readonly key?: string | undefined;
   readonly env?: string | undefined;
   readonly type?: string | undefined;
@@ -146,15 +159,17 @@ interface StoreValues extends TlsFlagValues {
   readonly 'connect-timeout'?: string | undefined;
 }
 
-function requiredStoreValues(command: string, values: StoreValues, io: CliIO): { store: string; cluster: string; env: string; utype: string; tls?: ConnectionOptions } {
+function requiredStoreValues(
+  command: string,
+  values: StoreValues,
+  io: CliIO,
+): { store: string; storeSecrets: readonly string[]; storeFrom: string; cluster: string; env: string; utype: string; tls?: ConnectionOptions } {
   const tls = tlsOptions(command, values, io.env);
-  return {
-    ...(tls && { tls }),
-    store: required(command, '--store', values.store, 'redis://127.0.0.1:6379'),
-    cluster: required(command, '--key', values.key, 'shop'),
-    env: required(command, '--env', values.env, 'production'),
-    utype: required(command, '--type', values.type, 'billing'),
-  };
+  const cluster = required(command, '--key', values.key, 'shop');
+  const env = required(command, '--env', values.env, 'production');
+  const utype = required(command, '--type', values.type, 'billing');
+  const store = requireStoreUrl(command, { url: values.store, file: values['store-file'] }, io.env);
+  return { ...(tls && { tls }), store: store.url, storeSecrets: store.secrets, storeFrom: store.from, cluster, env, utype };
 }
 
 function timeouts(command: string, values: StoreValues): { timeoutMs?: number; connectTimeoutMs?: number } {

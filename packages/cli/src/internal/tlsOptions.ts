@@ -26,14 +26,19 @@ const SOURCES = [
   ['tls-server-name', 'ROSTER_TLS_SERVER_NAME'],
 ] as const;
 
-/** The help text of the TLS flags, shared by the commands' `--help`. */
-export const TLS_HELP = `TLS (for rediss:// stores; each flag has an environment equivalent):
+/**
+ * The help text of the TLS flags, shared by the commands' `--help`; `storeFlag` is the command's
+ * own flag for the store URL (`--store`, or `-r` for cluster-test).
+ */
+export function tlsHelp(storeFlag: string): string {
+  return `TLS (for rediss:// stores; each flag has an environment equivalent):
   --tls-ca FILE         trust the CA certificates in FILE (PEM) instead of the
                         system's                                     [ROSTER_TLS_CA]
   --tls-cert FILE       client certificate (PEM) for mutual TLS      [ROSTER_TLS_CERT]
   --tls-key FILE        its private key (PEM)                        [ROSTER_TLS_KEY]
   --tls-server-name N   the name the server certificate must carry
-                        [default: the host of --store]        [ROSTER_TLS_SERVER_NAME]`;
+                        [default: the host of ${storeFlag}]${' '.repeat(Math.max(1, 15 - storeFlag.length))}[ROSTER_TLS_SERVER_NAME]`;
+}
 
 /**
  * The Node.js TLS options for the store from the TLS flags (or their environment equivalents),

@@ -5,7 +5,8 @@ import { collectDefaultMetrics } from 'prom-client';
 import type { CliIO } from '../commands/Command.js';
 import { CliError, ExitCode } from '../CliError.js';
 import { connectStore } from '../internal/connectStore.js';
-import { StderrLogger } from '../internal/StderrLogger.js';
+import { commandLoggers } from '../internal/commandLogger.js';
+import type { LogFormat } from '../internal/logFormat.js';
 import { StopRequest } from '../internal/StopRequest.js';
 import { InstrumentedKV, type StoreHealth } from '../metrics/InstrumentedKV.js';
 import { PromRosterMetrics } from '../metrics/PromRosterMetrics.js';
@@ -19,6 +20,12 @@ import { RecentLines, StatusPage, type NodeStatus } from './StatusPage.js';
 export interface NodeRunOptions {
   /** The store URL (see `checkStoreUrl`). */
   readonly store: string;
+  /** Where the store URL came from, for the start line: `--store`, `--store-file`, `ROSTER_STORE_URL`. */
+  readonly storeFrom?: string;
+  /** The store's passwords, hidden in every log line. */
+  readonly storeSecrets?: readonly string[];
+  /** The format of the logs on stderr (`--log-format`). @defaultValue "text" */
+  readonly logFormat?: LogFormat;
   /** The cluster key (`--key`). */
   readonly cluster: string;
   readonly env: string;
@@ -66,8 +73,12 @@ const FLAG: Readonly<Record<string, string>> = {
  */
 export async function runNode(options: NodeRunOptions, io: CliIO): Promise<number> {
   const recent = new RecentLines();
-  const log = new StderrLogger(io.stderr, options.verbose ? 'debug' : 'info', (line) => recent.push(line));
-  const libraryLog = options.verbose ? log : log.atLeast('warn');
+  const { log, libraryLog } = commandLoggers(io, {
+    verbose: options.verbose ?? false,
+    ...(options.logFormat && { format: options.logFormat }),
+    ...(options.storeSecrets && { secrets: options.storeSecrets }),
+    tap: (line) => recent.push(line),
+  });
   const config = checkConfig(options);
   const target = redactStoreUrl(options.store);
   let node: RosterNode | undefined;
@@ -139,7 +150,7 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       await self.start();
       events?.open();
       log.info(
-        { id: self.id, cluster: `${options.cluster}/${options.env}`, store: target, intervalMs: config.intervalMs, timeoutMs: config.timeoutMs },
+        { id: self.id, cluster: `${options.cluster}/${options.env}`, store: target, ...(options.storeFrom && { storeFrom: options.storeFrom }), intervalMs: config.intervalMs, timeoutMs: config.timeoutMs },
         'node running',
       );
       await stop.whenRequested();

@@ -6,6 +6,10 @@ import { CliError } from '../CliError.js';
 export interface PrimaryStoreOptions {
   /** The store URL (see `checkStoreUrl`). */
   readonly store: string;
+  /** The store's passwords, hidden in every log line. */
+  readonly storeSecrets?: readonly string[];
+  /** Where the store URL came from, for the start line: `--store`, `--store-file`, `ROSTER_STORE_URL`. */
+  readonly storeFrom?: string;
   /** The cluster key (`--key`): the first part of the table's namespace. */
   readonly cluster: string;
   /** The environment (`--env`): the second part of the namespace. */

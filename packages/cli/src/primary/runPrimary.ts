@@ -4,7 +4,8 @@ import { generateInstanceId, PrimaryContender } from '@roster/primary';
 import type { CliIO } from '../commands/Command.js';
 import { ExitCode } from '../CliError.js';
 import { connectStore } from '../internal/connectStore.js';
-import { StderrLogger } from '../internal/StderrLogger.js';
+import { commandLoggers } from '../internal/commandLogger.js';
+import type { LogFormat } from '../internal/logFormat.js';
 import { StopRequest } from '../internal/StopRequest.js';
 import { configProblem, idGenerator, type PrimaryStoreOptions } from './primaryConfig.js';
 import { formatHumanPrimaryEvent, formatJsonPrimaryEvent, type PrimaryEvent } from './primaryEvents.js';
@@ -27,6 +28,8 @@ export interface PrimaryRunOptions extends PrimaryStoreOptions {
   readonly json?: boolean;
   /** Debug logs on stderr. @defaultValue false */
   readonly verbose?: boolean;
+  /** The format of the logs on stderr (`--log-format`). @defaultValue "text" */
+  readonly logFormat?: LogFormat;
 }
 
 const COMMAND = 'roster primary run';
@@ -42,8 +45,11 @@ const COMMAND = 'roster primary run';
  * @throws {@link CliError} (exit code 2) for an invalid configuration or a store unreachable at start.
  */
 export async function runPrimary(options: PrimaryRunOptions, io: CliIO): Promise<number> {
-  const log = new StderrLogger(io.stderr, options.verbose ? 'debug' : 'info');
-  const libraryLog = options.verbose ? log : log.atLeast('warn');
+  const { log, libraryLog } = commandLoggers(io, {
+    verbose: options.verbose ?? false,
+    ...(options.logFormat && { format: options.logFormat }),
+    ...(options.storeSecrets && { secrets: options.storeSecrets }),
+  });
   checkConfig(options);
   const stop = new StopRequest(
     io,
@@ -78,7 +84,7 @@ export async function runPrimary(options: PrimaryRunOptions, io: CliIO): Promise
       print({ ...base, event: 'started', endpoint: self.endpoint ?? null, intervalMs: self.intervalMs, timeoutMs: self.timeoutMs });
       self.start();
       log.info(
-        { id: self.uuid, type: self.utype, table: `${options.cluster}/${options.env}`, store: redactStoreUrl(options.store), intervalMs: self.intervalMs, timeoutMs: self.timeoutMs },
+        { id: self.uuid, type: self.utype, table: `${options.cluster}/${options.env}`, store: redactStoreUrl(options.store), ...(options.storeFrom && { storeFrom: options.storeFrom }), intervalMs: self.intervalMs, timeoutMs: self.timeoutMs },
         'contender running',
       );
       const why = await Promise.race([stop.whenRequested().then(() => 'signal' as const), lost]);

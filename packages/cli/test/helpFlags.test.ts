@@ -1,0 +1,69 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { clusterTestCommand, CLUSTER_TEST_OPTIONS } from '../src/commands/clusterTest.js';
+import { DEMO_OPTIONS, demoCommand } from '../src/commands/demo.js';
+import { commands } from '../src/commands/index.js';
+import { NODE_OPTIONS, nodeCommand } from '../src/commands/node.js';
+import { PRIMARY_GET_OPTIONS, PRIMARY_RUN_OPTIONS, primaryCommand } from '../src/commands/primary.js';
+import { runCli } from '../src/runCli.js';
+import { fakeIO } from './support/fakeIO.js';
+
+type Specs = NonNullable<ParseArgsConfig['options']>;
+
+/** Every flag a help text names: `--long-name` or `-x`, not a hyphen inside a word. */
+function flagsNamed(help: string): string[] {
+  return [...new Set([...help.matchAll(/(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z])(?![\w-])/g)].map((m) => m[1]!))].sort();
+}
+
+/** True when one of the parsers takes `flag` (with a value when it wants one). */
+function accepted(flag: string, parsers: readonly Specs[]): boolean {
+  return parsers.some((options) => {
+    const name = flag.startsWith('--') ? flag.slice(2) : Object.keys(options).find((key) => options[key]!.short === flag.slice(1));
+    const spec = name === undefined ? undefined : options[name];
+    if (spec === undefined) return false;
+    try {
+      parseArgs({ args: spec.type === 'string' ? [flag, 'x'] : [flag], options, strict: true, allowPositionals: false });
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** `roster` answers `--help` and `-h` after any command itself, before the command's parser. */
+const ROSTER_GLOBAL = ['--help', '-h'];
+
+const PARSERS: readonly { name: string; help: string; parsers: readonly Specs[]; global: readonly string[] }[] = [
+  { name: 'roster node', help: nodeCommand.help, parsers: [NODE_OPTIONS], global: ROSTER_GLOBAL },
+  { name: 'roster primary', help: primaryCommand.help, parsers: [PRIMARY_RUN_OPTIONS, PRIMARY_GET_OPTIONS], global: ROSTER_GLOBAL },
+  { name: 'roster demo', help: demoCommand.help, parsers: [DEMO_OPTIONS], global: ROSTER_GLOBAL },
+  { name: 'cluster-test', help: clusterTestCommand.help, parsers: [CLUSTER_TEST_OPTIONS], global: [] },
+];
+
+describe('every flag a --help names is one its command accepts', () => {
+  it('covers every roster command', () => {
+    expect(commands.map((c) => `roster ${c.name}`).sort()).toEqual(PARSERS.filter((p) => p.name.startsWith('roster ')).map((p) => p.name).sort());
+  });
+
+  for (const { name, help, parsers, global } of PARSERS) {
+    it(`${name} --help`, () => {
+      const named = flagsNamed(help);
+      expect(named.length).toBeGreaterThan(3);
+      expect(named.filter((flag) => !global.includes(flag) && !accepted(flag, parsers))).toEqual([]);
+    });
+  }
+
+  it('roster --help names only --help and --version, which it answers', async () => {
+    const io = fakeIO();
+    expect(await runCli(['--help'], io)).toBe(0);
+    const named = flagsNamed(io.out);
+    expect(named).toEqual(['--help', '--version']);
+    for (const flag of named) expect(await runCli([flag], fakeIO())).toBe(0);
+  });
+
+  it('the check finds a flag that does not exist', () => {
+    expect(accepted('--store', [CLUSTER_TEST_OPTIONS])).toBe(false);
+    expect(accepted('-r', [CLUSTER_TEST_OPTIONS])).toBe(true);
+    expect(flagsNamed('use --store-file or -r, not read-only or T - I')).toEqual(['--store-file', '-r']);
+  });
+});
