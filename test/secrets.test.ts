@@ -6,7 +6,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisTestServer } from './support/redis.js';
-import { killAllNodes, runRoster, startRoster, until, type RosterNodeProcess, statusUrl } from './support/rosterNode.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { killAllNodes, runRoster, startRoster, startRosterWithEnv, until, type RosterNodeProcess, statusUrl } from './support/rosterNode.js';
 import { killAll, startClusterTest } from './support/clusterTest.js';
 
 const MARKER = `Pw${Math.random().toString(36).slice(2, 10)}Secret`;
@@ -18,11 +21,15 @@ const WAIT = 20_000;
 let redis: RedisTestServer;
 let url: string;
 let wrongUrl: string;
+let bareUrl: string;
+let secretsDir: string;
 
 beforeAll(async () => {
   redis = await startRedis({ args: ['--requirepass', MARKER] });
   url = `redis://:${MARKER}@127.0.0.1:${redis.port}`;
   wrongUrl = `redis://:${WRONG}@127.0.0.1:${redis.port}`;
+  bareUrl = `redis://127.0.0.1:${redis.port}`;
+  secretsDir = mkdtempSync(join(tmpdir(), 'roster-secrets-'));
 });
 afterEach(async () => {
   await killAllNodes();
@@ -32,7 +39,15 @@ afterAll(async () => {
   await killAllNodes();
   await killAll();
   await redis?.stop();
+  if (secretsDir) rmSync(secretsDir, { recursive: true, force: true });
 });
+
+/** A file holding `text`, as a mounted secret would. */
+function secretFile(name: string, text: string): string {
+  const path = join(secretsDir, name);
+  writeFileSync(path, text, { mode: 0o600 });
+  return path;
+}
 
 /** The status page URL a node logs on stderr at start. */
 /** Reads `url` for up to `ms` (a stream is cut after that), as text. */
@@ -126,5 +141,46 @@ describe('no password in anything Roster prints or serves', () => {
     ok.child.kill('SIGTERM');
     await ok.exited;
     expectNoSecret([ok.stdout, ok.stderr, wrong.stdout, wrong.stderr]);
+  });
+
+  it('roster node with the store only in the environment and --log-format json: JSON logs on stderr, events on stdout, no password', async () => {
+    const key = `sece${Math.random().toString(36).slice(2, 7)}`;
+    const env = { ROSTER_STORE_URL: bareUrl, ROSTER_STORE_PASSWORD: MARKER };
+    const node = startRosterWithEnv(env, 'node', '--key', key, '--env', 'test', '--id', 'e1', '--interval', String(I), '--timeout', String(T), '--json', '--verbose', '--log-format', 'json', '--status-port', '0');
+    await until(() => node.leader?.id === 'e1' && node.members.length === 1, WAIT, () => node.describe());
+    const logs = () => node.stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    await until(() => logs().some((l) => l.msg === 'status page'), WAIT, () => node.describe());
+    const base = String(logs().find((l) => l.msg === 'status page')!.url);
+    const served = await scrapeAll(base);
+    expect(served[1]).toContain('"store": "redis://:***@127.0.0.1');
+    node.signal('SIGTERM');
+    expect((await node.exited).code).toBe(0);
+    // stderr: only pino-shaped objects; stdout: only the event stream.
+    for (const entry of logs()) {
+      expect(entry).toMatchObject({ level: expect.any(Number), time: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), pid: expect.any(Number) });
+      expect([20, 30, 40, 50]).toContain(entry.level);
+    }
+    expect(logs().find((l) => l.msg === 'node running')).toMatchObject({ id: 'e1', storeFrom: 'ROSTER_STORE_URL', store: `redis://:***@127.0.0.1:${redis.port}` });
+    expect(node.lines.length).toBe(node.events.length);
+    expect(node.events.every((e) => typeof e.event === 'string')).toBe(true);
+    expectNoSecret([...served, node.lines.join('\n'), node.stderr]);
+  });
+
+  it('--store-file: the URL from a file; a wrong ROSTER_STORE_PASSWORD fails without showing it; text logs carry an ISO time with offset', async () => {
+    const key = `secf${Math.random().toString(36).slice(2, 7)}`;
+    const file = secretFile('store-url', `${url}\n`);
+    const got = await runRoster(['primary', 'get', '--store-file', file, '--key', key, '--env', 'test', '--type', 'billing', '--json']);
+    expect(got.exit.code).toBe(3); // reached the store: no primary
+    const wrong = await runRoster(['node', '--store-file', secretFile('bare-url', bareUrl), '--key', key, '--env', 'test', '--connect-timeout', '1000', '--verbose'], WAIT, {
+      ROSTER_STORE_PASSWORD: WRONG,
+    });
+    expect(wrong.exit.code).toBe(2);
+    expect(wrong.stderr).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d (DEBUG|INFO |WARN |ERROR) /m);
+    expect(wrong.stderr).toMatch(/roster node: the store refused access: redis:\/\/:\*\*\*@127\.0\.0\.1/);
+    const ct = startClusterTest('-k', key, '-i', 'n1', '--store-file', file, '-v', '--interval', String(I), '--timeout', String(T));
+    await ct.waitForLine('cluster-test: cluster joined; sleeping until terminated', WAIT);
+    ct.child.kill('SIGTERM');
+    await ct.exited;
+    expectNoSecret([got.stdout, got.stderr, wrong.stdout, wrong.stderr, ct.stdout, ct.stderr]);
   });
 });

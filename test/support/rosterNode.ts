@@ -34,9 +34,10 @@ export class RosterNodeProcess {
   readonly #args: readonly string[];
   #partial = '';
 
-  constructor(args: readonly string[]) {
+  /** `env` is added to this process's environment. */
+  constructor(args: readonly string[], env: Readonly<Record<string, string>> = {}) {
     this.#args = args;
-    this.child = spawn(process.execPath, [ROSTER_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [ROSTER_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     running.add(this);
     this.child.stdout!.on('data', (chunk: Buffer) => this.#take(chunk.toString()));
     this.child.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
@@ -111,9 +112,14 @@ export function startRoster(...args: string[]): RosterNodeProcess {
   return new RosterNodeProcess(args);
 }
 
-/** Runs `roster` with `args` to its end (SIGKILL after `timeoutMs`). */
-export async function runRoster(args: string[], timeoutMs = 20_000): Promise<{ exit: Exit; stdout: string; stderr: string }> {
-  const p = startRoster(...args);
+/** Starts `roster` with `args` and `env` added to the environment. */
+export function startRosterWithEnv(env: Readonly<Record<string, string>>, ...args: string[]): RosterNodeProcess {
+  return new RosterNodeProcess(args, env);
+}
+
+/** Runs `roster` with `args` to its end (SIGKILL after `timeoutMs`), `env` added to the environment. */
+export async function runRoster(args: string[], timeoutMs = 20_000, env: Readonly<Record<string, string>> = {}): Promise<{ exit: Exit; stdout: string; stderr: string }> {
+  const p = new RosterNodeProcess(args, env);
   const timer = setTimeout(() => p.signal('SIGKILL'), timeoutMs);
   const exit = await p.exited;
   clearTimeout(timer);
