@@ -31,16 +31,19 @@ export interface BenchOptions {
   /** Roster's timings, `[I, T]`. */
   readonly rosterTimings: readonly (readonly [number, number])[];
   readonly scale: readonly ScaleCase[];
-  /** Write docs/benchmarks.md and its plots. */
+  /**
+   * Write the report into docs/ (docs/benchmarks.md and its plots): only a full run of everything
+   * does by default, or an explicit `--write-docs`; otherwise the report goes beside the results.
+   */
   readonly writeDocs: boolean;
-  /** Run nothing: rewrite docs/benchmarks.md and its plots from this result file. */
+  /** Run nothing: render the report from this result file (beside it, or into docs/ with `--write-docs`). */
   readonly reportFrom?: string;
 }
 
 /** The usage text. */
 export const USAGE = `pnpm bench [--quick] [--only roster,redis-leader,etcd] [--section ${SECTIONS.join(',')}]
-           [--scale-n 10,100,1000] [--scale-store redis,cluster] [--docs | --no-docs]
-pnpm bench --report packages/bench/results/latest.json
+           [--scale-n 10,100,1000] [--scale-store redis,cluster] [--write-docs | --no-docs]
+pnpm bench --report packages/bench/results/latest.json [--write-docs]
 
   --quick      a few minutes: fewer kills and tries, a coarser grid for etcd, N up to 1,000
   (default)    the full run: 10 kills, 3 tries on a 50 ms grid for every system, N up to 10,000
@@ -49,8 +52,14 @@ pnpm bench --report packages/bench/results/latest.json
   --scale-n    the member counts of the scale section
   --scale-store the stores of the scale section: redis (one redis-server, I=100/T=500) and
                cluster (a 3-master Redis Cluster, I=1000/T=5000) (default: both)
-  --docs       write docs/benchmarks.md and its plots (default: only for a run of everything)
-  --report F   run nothing; write docs/benchmarks.md and its plots from the result file F
+  --write-docs write the report into docs/benchmarks.md and its plots (--docs is the same);
+               the default only for the full run of everything (no --quick, --only, --section,
+               --scale-n or --scale-store)
+  --no-docs    never touch docs/, even for the full run
+  (otherwise)  the report, benchmarks.md and its plots, goes beside the results, in
+               packages/bench/results/ (git-ignored), next to the JSON record
+  --report F   run nothing; render the report from the result file F, beside F (or into docs/
+               with --write-docs)
 `;
 
 /** Thrown for a bad command line. */
@@ -78,6 +87,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         'scale-n': { type: 'string' },
         'scale-store': { type: 'string' },
         docs: { type: 'boolean' },
+        'write-docs': { type: 'boolean' },
         report: { type: 'string' },
         'no-docs': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -95,7 +105,10 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   const ns = v['scale-n'] === undefined ? undefined : v['scale-n'].split(',').map(Number);
   if (ns?.some((n) => !Number.isInteger(n) || n < 2)) throw new UsageError(`bench: --scale-n takes member counts of at least 2, got ${v['scale-n']}`);
   const stores = list(v['scale-store'], SCALE_STORES, 'scale store') ?? [...SCALE_STORES];
-  const fullRun = v.only === undefined && v.section === undefined && ns === undefined && v['scale-store'] === undefined;
+  // Only the full run of everything stands for the committed figures: a quick or partial run does not.
+  const fullRun = !quick && v.only === undefined && v.section === undefined && ns === undefined && v['scale-store'] === undefined;
+  const asked = v['write-docs'] === true || v.docs === true;
+  if (asked && v['no-docs']) throw new UsageError('bench: --write-docs and --no-docs contradict each other');
   const scaleNs = (store: ScaleStore): number[] => (stores.includes(store) ? (ns ?? (store === 'cluster' && !quick ? [10, 100, 1000, 10_000] : [10, 100, 1000])) : []);
   return {
     mode: quick ? 'quick' : 'full',
@@ -115,7 +128,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       ...scaleNs('redis').map((members) => ({ store: 'redis' as const, members, intervalMs: 100, timeoutMs: 500 })),
       ...scaleNs('cluster').map((members) => ({ store: 'cluster' as const, members, intervalMs: 1000, timeoutMs: 5000 })),
     ],
-    writeDocs: v['no-docs'] ? false : (v.docs ?? fullRun),
+    writeDocs: v['no-docs'] ? false : asked || (fullRun && v.report === undefined),
     ...(v.report !== undefined && { reportFrom: v.report }),
   };
 }

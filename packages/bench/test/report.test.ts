@@ -1,8 +1,11 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseBenchArgs, UsageError } from '../src/options.js';
-import { renderMarkdown } from '../src/report/markdown.js';
+import { PLOT_FILES, renderMarkdown } from '../src/report/markdown.js';
 import { quantile, summarize } from '../src/report/stats.js';
-import { leadershipPlot, scalePlot } from '../src/report/writeDocs.js';
+import { leadershipPlot, reportDir, REPORT_FILE, scalePlot, writeReport } from '../src/report/writeDocs.js';
 import type { BenchResult } from '../src/result.js';
 import { parseDriverLine } from '../src/systems/peers.js';
 import { parseRosterLine } from '../src/systems/roster.js';
@@ -53,6 +56,20 @@ describe('the command line', () => {
     expect(() => parseBenchArgs(['--scale-store', 'etcd'])).toThrow(/"etcd"/);
   });
 
+  it('only the full run of everything, or --write-docs, writes the docs; --quick and partial runs do not', () => {
+    expect(parseBenchArgs([]).writeDocs).toBe(true);
+    expect(parseBenchArgs(['--quick']).writeDocs).toBe(false);
+    expect(parseBenchArgs(['--section', 'scale']).writeDocs).toBe(false);
+    expect(parseBenchArgs(['--only', 'roster']).writeDocs).toBe(false);
+    expect(parseBenchArgs(['--scale-n', '10']).writeDocs).toBe(false);
+    expect(parseBenchArgs(['--quick', '--write-docs']).writeDocs).toBe(true);
+    expect(parseBenchArgs(['--quick', '--docs']).writeDocs).toBe(true);
+    expect(parseBenchArgs(['--no-docs']).writeDocs).toBe(false);
+    expect(parseBenchArgs(['--report', 'r.json'])).toMatchObject({ writeDocs: false, reportFrom: 'r.json' });
+    expect(parseBenchArgs(['--report', 'r.json', '--write-docs']).writeDocs).toBe(true);
+    expect(() => parseBenchArgs(['--write-docs', '--no-docs'])).toThrow(UsageError);
+  });
+
   it('rejects an unknown system with a usage error naming it', () => {
     expect(() => parseBenchArgs(['--only', 'zookeeper'])).toThrow(UsageError);
     expect(() => parseBenchArgs(['--only', 'zookeeper'])).toThrow(/"zookeeper"/);
@@ -90,6 +107,22 @@ describe('the report', () => {
     expect(md).toContain('| Roster I=100/T=500 | I 100 ms, T 500 ms | 575 / 595 (n=2) | 400 ms | 1.43 |');
     expect(md).toContain('| redis-server | 100 | 100 ms / 500 ms | 1 + 1 + 1 | 900 ms | 2.00 (2.00) | 60 |');
     expect(md).toContain('benchmarks-failover-vs-stall.svg');
+  });
+
+  it('goes beside the results unless the run writes the docs, and writes the page with its plots there', async () => {
+    const where = { repoRoot: '/repo', resultsDir: '/repo/packages/bench/results' };
+    expect(reportDir(parseBenchArgs(['--quick']).writeDocs, where)).toBe('/repo/packages/bench/results');
+    expect(reportDir(parseBenchArgs([]).writeDocs, where)).toBe(join('/repo', 'docs'));
+    const dir = await mkdtemp(join(tmpdir(), 'bench-report-'));
+    try {
+      const target = join(dir, 'results');
+      const written = await writeReport(result, target);
+      expect(written.map((p) => relative(target, p)).sort()).toEqual([REPORT_FILE, PLOT_FILES.scale, PLOT_FILES.leadership].sort());
+      expect(await readFile(join(target, REPORT_FILE), 'utf8')).toBe(renderMarkdown(result));
+      expect((await readdir(dir)).sort()).toEqual(['results']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('plots one point per system and one line per store', () => {

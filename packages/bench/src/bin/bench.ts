@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-/** `pnpm bench`: runs the bench, writes the JSON result and (for a run of everything) docs/benchmarks.md. */
+/**
+ * `pnpm bench`: runs the bench, writes the JSON result and the report beside it, or, for the full
+ * run of everything (or `--write-docs`), the report into docs/benchmarks.md.
+ */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { stopAllOnSignals } from '../infra/processes.js';
 import { parseBenchArgs, UsageError } from '../options.js';
 import { packageRoot, repoRoot } from '../paths.js';
-import { writeDocs } from '../report/writeDocs.js';
+import { reportDir, writeReport } from '../report/writeDocs.js';
 import type { BenchResult } from '../result.js';
 import { runBench } from '../runBench.js';
 
@@ -23,8 +26,8 @@ if (options.reportFrom !== undefined) {
   // pnpm runs scripts from the repository root; a relative path is taken from where pnpm was called.
   const file = resolve(process.env.INIT_CWD ?? process.cwd(), options.reportFrom);
   const saved = JSON.parse(await readFile(file, 'utf8')) as BenchResult;
-  const written = await writeDocs(saved, repoRoot);
-  process.stderr.write(`wrote ${written.join(', ')} from ${file}\n`);
+  const written = await writeReport(saved, reportDir(options.writeDocs, { repoRoot, resultsDir: dirname(file) }));
+  process.stderr.write(`wrote ${written.map((p) => relative(process.cwd(), p)).join(', ')} from ${file}\n`);
   process.exit(0);
 }
 stopAllOnSignals();
@@ -40,8 +43,6 @@ const json = `${JSON.stringify(result, null, 2)}\n`;
 await writeFile(file, json);
 await writeFile(join(dir, 'latest.json'), json);
 progress(`result: ${file}`);
-if (options.writeDocs) {
-  const written = await writeDocs(result, repoRoot);
-  progress(`wrote ${written.join(', ')}`);
-}
+const written = await writeReport(result, reportDir(options.writeDocs, { repoRoot, resultsDir: dir }));
+progress(`wrote ${written.map((p) => relative(process.cwd(), p)).join(', ')}${options.writeDocs ? '' : ' (docs/ untouched: only the full run, or --write-docs, updates docs/benchmarks.md)'}`);
 progress(`done in ${result.durationS} s`);

@@ -1,5 +1,5 @@
-/** Writes docs/benchmarks.md and its plots from a result record. */
-import { writeFile } from 'node:fs/promises';
+/** Writes the report (benchmarks.md and its plots) from a result record: into docs/, or beside the results. */
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BenchResult } from '../result.js';
 import { PLOT_FILES, renderMarkdown } from './markdown.js';
@@ -48,15 +48,29 @@ export function scalePlot(result: BenchResult): string {
   ]);
 }
 
-/** Writes the page and the plots under `root/docs`; returns the files written, relative to root. */
-export async function writeDocs(result: BenchResult, root: string): Promise<string[]> {
+/** The name of the report's page, in whichever directory it is written. */
+export const REPORT_FILE = 'benchmarks.md';
+
+/**
+ * Where a run's report goes: `docs/` of the repository when the run writes the docs (the full
+ * run of everything, or `--write-docs`), else `resultsDir`, beside the JSON records (git-ignored),
+ * so that a quick or partial run leaves the committed tree as it was.
+ */
+export function reportDir(writeDocs: boolean, where: { readonly repoRoot: string; readonly resultsDir: string }): string {
+  return writeDocs ? join(where.repoRoot, 'docs') : where.resultsDir;
+}
+
+/** Writes the page and its plots into `dir` (created when missing); returns the paths written. */
+export async function writeReport(result: BenchResult, dir: string): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
   const written: string[] = [];
-  const put = async (relative: string, text: string): Promise<void> => {
-    await writeFile(join(root, relative), text);
-    written.push(relative);
+  const put = async (name: string, text: string): Promise<void> => {
+    const path = join(dir, name);
+    await writeFile(path, text);
+    written.push(path);
   };
-  await put('docs/benchmarks.md', renderMarkdown(result));
-  if (result.systems.length > 0) await put(`docs/${PLOT_FILES.leadership}`, leadershipPlot(result));
-  if (result.scale.length > 0) await put(`docs/${PLOT_FILES.scale}`, scalePlot(result));
+  await put(REPORT_FILE, renderMarkdown(result));
+  if (result.systems.length > 0) await put(PLOT_FILES.leadership, leadershipPlot(result));
+  if (result.scale.length > 0) await put(PLOT_FILES.scale, scalePlot(result));
   return written;
 }
