@@ -6,7 +6,8 @@ import { killAllNodes, startRoster, until, type RosterNodeProcess, statusUrl } f
 
 /**
  * The live status page in a real browser: Chromium (through playwright-core) watches a follower's
- * dashboard while the leader's process is SIGKILLed, and sees the new leader without a reload.
+ * dashboard (its store round trip, its PONG interval) while the leader's process is SIGKILLed,
+ * and sees the new leader without a reload.
  */
 const I = 200;
 const T = 1000;
@@ -56,6 +57,11 @@ describe('the live dashboard in Chromium', () => {
     expect(await page.locator('#leader-detail').textContent()).toContain(`fencing token ${oldLeader.token}`);
     expect(await page.locator('#members tr').count()).toBe(3);
     expect(await page.locator('#role').textContent()).toBe('follower');
+    // The latency shown is the store round trip; the members' column is the PONG interval, named so.
+    expect(await page.locator('#pong-head').textContent()).toBe('PONG interval');
+    await expect.poll(() => page.locator('#store-rtt').textContent(), { timeout: WAIT }).toMatch(/^round trip \d+\.\d ms$/);
+    const ownRow = page.locator('#members tr', { hasText: 'this node' });
+    await expect.poll(() => ownRow.locator('td').nth(2).textContent(), { timeout: WAIT }).toMatch(/^\d+\.\d ms( \(\d+ missed\))?$/);
 
     nodes.find((n) => n.role === 'leader')!.signal('SIGKILL');
     // The survivors elect a new leader within T + 2I; the page follows over Server-Sent Events.

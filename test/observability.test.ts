@@ -114,20 +114,33 @@ describe('roster node --status-port: metrics and probes on a real redis-server',
     for (const url of urls) await untilValue(() => probe(`${url}readyz`), (r) => r.status === 200, WAIT);
   });
 
-  it('lists every member in /status.json: a follower with its own PING→PONG latency, the leader with every follower’s', async () => {
+  it('lists every member in /status.json: a follower with its own PONG interval, the leader with every follower’s; every node its store round trip', async () => {
     const { urls } = await cluster();
+    type Status = {
+      id: string;
+      role: string;
+      intervalMs: number;
+      members: { list: { id: string; pongIntervalMs: number | null; latencyMs: number | null }[] };
+      latency: { storeRoundTripMs: number | null };
+    };
     for (const url of urls) {
       const status = await untilValue(
-        async () => (await (await fetch(`${url}status.json`)).json()) as { id: string; role: string; members: { list: { id: string; latencyMs: number | null }[] } },
+        async () => (await (await fetch(`${url}status.json`)).json()) as Status,
         (s) =>
-          s.role === 'leader'
-            ? s.members.list.filter((m) => m.id !== s.id).every((m) => m.latencyMs !== null)
-            : s.members.list.some((m) => m.id === s.id && m.latencyMs !== null),
+          s.latency.storeRoundTripMs !== null &&
+          (s.role === 'leader'
+            ? s.members.list.filter((m) => m.id !== s.id).every((m) => m.pongIntervalMs !== null)
+            : s.members.list.some((m) => m.id === s.id && m.pongIntervalMs !== null)),
         WAIT,
       );
       expect(status.members.list.map((m) => m.id)).toEqual(['a', 'b', 'c']);
       const followers = status.role === 'leader' ? status.members.list.filter((m) => m.id !== status.id) : status.members.list.filter((m) => m.id === status.id);
-      for (const m of followers) expect(m.latencyMs).toBeGreaterThanOrEqual(0);
+      for (const m of followers) {
+        // A cadence: a PONG is found at the PING after the one it answers, about I later.
+        expect(m.pongIntervalMs).toBeGreaterThanOrEqual(status.intervalMs / 2);
+        expect(m.latencyMs).toBe(m.pongIntervalMs); // the former name of the same figure
+      }
+      expect(status.latency.storeRoundTripMs).toBeGreaterThanOrEqual(0);
     }
   });
 });

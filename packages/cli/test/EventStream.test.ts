@@ -14,7 +14,7 @@ const status = (): NodeStatus => ({
   role: 'follower',
   leader: null,
   members: { version: 0, list: [] },
-  latency: { windowReadMs: null, pongRoundTripMs: null },
+  latency: { storeRoundTripMs: null, windowReadMs: null, pongRoundTripMs: null },
   intervalMs: 1000,
   timeoutMs: 5000,
   probes: { healthz: { ok: true, reason: 'ok' }, readyz: { ok: false, reason: 'no leader known' } },

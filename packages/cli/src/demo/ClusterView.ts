@@ -16,8 +16,10 @@ export interface NodeView {
   members: readonly string[];
   /** The broadcast Version this node last saw. */
   version: number;
-  /** The node's PING→PONG round trip in ms, as it last reported it. */
+  /** The node's PONG interval in ms (from its PING to finding the PONG, about I), as it last reported it. */
   latencyMs: number | undefined;
+  /** The node's store round trip in ms (a moving average of its store operations), as it last reported it. */
+  storeMs: number | undefined;
   /** The leader-key nonce where this node last found (or, as leader, wrote) the leader's broadcast. */
   nonce: number | undefined;
 }
@@ -67,7 +69,7 @@ export class ClusterView {
 
   /** A node is being started. */
   add(id: string): NodeView {
-    const view: NodeView = { id, pid: undefined, life: 'starting', role: undefined, leader: undefined, members: [], version: 0, latencyMs: undefined, nonce: undefined };
+    const view: NodeView = { id, pid: undefined, life: 'starting', role: undefined, leader: undefined, members: [], version: 0, latencyMs: undefined, storeMs: undefined, nonce: undefined };
     this.#nodes.set(id, view);
     return view;
   }
@@ -78,13 +80,14 @@ export class ClusterView {
     if (view) view.pid = pid;
   }
 
-  /** The node's role, Version, PING→PONG round trip and broadcast nonce now (sent every interval). */
-  tick(id: string, role: Role, version: number, latencyMs?: number, nonce?: number): void {
+  /** The node's role, Version, PONG interval, broadcast nonce and store round trip now (sent every interval). */
+  tick(id: string, role: Role, version: number, latencyMs?: number, nonce?: number, storeMs?: number): void {
     const view = this.#nodes.get(id);
     if (!view || !ALIVE.has(view.life)) return;
     view.role = role;
     view.version = Math.max(view.version, version);
     view.latencyMs = latencyMs;
+    view.storeMs = storeMs;
     if (nonce !== undefined) view.nonce = nonce;
   }
 

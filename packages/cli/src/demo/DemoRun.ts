@@ -115,7 +115,7 @@ export class DemoRun {
         return;
       }
       case 'tick': {
-        this.view.tick(m.id, m.role, m.version, m.latencyMs, m.nonce);
+        this.view.tick(m.id, m.role, m.version, m.latencyMs, m.nonce, m.storeMs);
         const leader = this.view.leaderNode;
         if (leader?.id === m.id && m.nonce !== undefined) {
           const moved = this.#leaderNonce !== undefined && this.#leaderNonce.id === m.id && this.#leaderNonce.nonce !== m.nonce;

@@ -31,8 +31,10 @@ export interface DemoSnapshot {
     /** The leader-key nonce where the node last found (or wrote) the leader's broadcast. */
     readonly nonce: number | null;
     readonly members: readonly string[];
-    /** The node's PING→PONG round trip in ms, while it follows. */
+    /** The node's PONG interval in ms (from its PING to finding the PONG: about I), while it follows. */
     readonly latencyMs: number | null;
+    /** The node's store round trip in ms: a moving average of its store operations. */
+    readonly storeMs: number | null;
   }[];
   /** The kills, starts, failovers and node events, newest last. */
   readonly log: readonly string[];
@@ -144,6 +146,7 @@ export class DemoWeb implements DemoDisplay {
         nonce: n.nonce ?? null,
         members: n.members,
         latencyMs: n.role === 'follower' ? (n.latencyMs ?? null) : null,
+        storeMs: n.storeMs ?? null,
       })),
       log: [...this.#log],
     };
@@ -207,7 +210,7 @@ td.members{font-size:.85em;color:var(--muted)}
 <div class="card"><h3>failovers</h3><div class="big" id="failovers">0</div><div class="sub" id="failover-detail"></div></div>
 </div>
 <h2>nodes</h2>
-<div class="scroll"><table><thead><tr><th>node</th><th>pid</th><th>role</th><th>follows</th><th>nonce</th><th>PING→PONG</th><th>members as it sees them</th></tr></thead><tbody id="nodes"></tbody></table></div>
+<div class="scroll"><table><thead><tr><th>node</th><th>pid</th><th>role</th><th>follows</th><th>nonce</th><th title="a moving average of the node's store operations, from call to answer">store round trip</th><th title="from the node's PING to finding the leader's PONG: about the interval I when every PING is answered">PONG interval</th><th>members as it sees them</th></tr></thead><tbody id="nodes"></tbody></table></div>
 <h2>event log</h2>
 <pre id="log"></pre>
 <footer><a href="/cluster.json">cluster.json</a></footer>
@@ -242,13 +245,13 @@ function render(s) {
     const tr = document.createElement("tr");
     if (gone) tr.className = "gone";
     const role = n.life === "killed" ? "KILLED" : gone ? n.life : (n.role || "starting");
-    const cells = [n.id, n.pid === null ? "–" : String(n.pid), role, n.follows || "–", gone || n.nonce === null ? "–" : String(n.nonce), n.latencyMs === null ? "–" : n.latencyMs.toFixed(1) + " ms", gone ? "" : "v" + n.version + " " + n.members.join(" ")];
+    const cells = [n.id, n.pid === null ? "–" : String(n.pid), role, n.follows || "–", gone || n.nonce === null ? "–" : String(n.nonce), gone || n.storeMs === null ? "–" : n.storeMs.toFixed(1) + " ms", n.latencyMs === null ? "–" : n.latencyMs.toFixed(1) + " ms", gone ? "" : "v" + n.version + " " + n.members.join(" ")];
     cells.forEach((c, k) => {
       const td = document.createElement("td");
       td.textContent = c;
       if (k === 2) td.className = role === "leader" ? "leader" : role === "candidate" ? "warn" : role === "KILLED" ? "bad" : "";
-      if (k === 4 || k === 5) td.className = "num";
-      if (k === 5) td.className = "members";
+      if (k === 4 || k === 5 || k === 6) td.className = "num";
+      if (k === 7) td.className = "members";
       tr.append(td);
     });
     rows.append(tr);

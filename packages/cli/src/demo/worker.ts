@@ -5,6 +5,7 @@
  */
 import { createNode, type RosterNode } from '@roster/election';
 import { RedisKV, type KV, type Logger } from '@roster/kv-adapter';
+import { StoreRoundTrip } from '../internal/StoreRoundTrip.js';
 import { toNodeEvent } from '../node/nodeEvents.js';
 import { BridgeKV } from './kvBridge.js';
 import { isOwnMessage, type MainMessage, type WorkerMessage, type WorkerResult, type WorkerTask } from './messages.js';
@@ -50,9 +51,10 @@ export default async function runDemoNode(task: WorkerTask): Promise<WorkerResul
   } else {
     kv = bridge = new BridgeKV(task.store.capabilities, send);
   }
+  const roundTrip = new StoreRoundTrip();
   try {
     const self: RosterNode = createNode({
-      kv,
+      kv: roundTrip.wrap(kv),
       cluster: task.cluster,
       env: task.env,
       id: task.id,
@@ -68,7 +70,16 @@ export default async function runDemoNode(task: WorkerTask): Promise<WorkerResul
     const tick = setInterval(() => {
       const latencyMs = self.role === 'leader' ? undefined : self.latency.pongRoundTripMs;
       const nonce = self.broadcastNonce;
-      send({ kind: 'tick', id: self.id, role: self.role, version: self.members.version, ...(latencyMs !== undefined && { latencyMs }), ...(nonce !== undefined && { nonce }) });
+      const storeMs = roundTrip.ms;
+      send({
+        kind: 'tick',
+        id: self.id,
+        role: self.role,
+        version: self.members.version,
+        ...(latencyMs !== undefined && { latencyMs }),
+        ...(nonce !== undefined && { nonce }),
+        ...(storeMs !== undefined && { storeMs }),
+      });
     }, task.intervalMs);
     await stopRequested;
     clearInterval(tick);

@@ -32,6 +32,7 @@ td.num{font-variant-numeric:tabular-nums;white-space:nowrap}
 pre{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.7em;overflow:auto;max-height:22em;font-size:.82em;margin:0;white-space:pre-wrap;word-break:break-word}
 a{color:var(--lead)}
 footer{margin-top:1em;font-size:.85em;color:var(--muted)}
+.note{margin:.4em 0 0;font-size:.85em;color:var(--muted)}
 `;
 
 /**
@@ -55,10 +56,11 @@ export function renderDashboard(s: NodeStatus): string {
 <div class="card"><h3>leader</h3><div class="big" id="leader">–</div><div class="sub" id="leader-detail"></div></div>
 <div class="card"><h3>membership</h3><div class="big" id="version">–</div><div class="sub" id="member-count"></div></div>
 <div class="card"><h3>this node</h3><div class="big" id="health">–</div><div class="sub" id="ready"></div></div>
-<div class="card"><h3>store</h3><div class="big" id="store">–</div><div class="sub" id="store-detail"></div></div>
+<div class="card"><h3>store</h3><div class="big" id="store">–</div><div class="sub" id="store-rtt" title="${STORE_RTT_TITLE}"></div><div class="sub" id="store-detail"></div></div>
 </div>
 <h2>members</h2>
-<div class="scroll"><table><thead><tr><th>id</th><th>weight</th><th>PING→PONG</th><th></th></tr></thead><tbody id="members"></tbody></table></div>
+<div class="scroll"><table><thead><tr><th>id</th><th>weight</th><th id="pong-head" title="${PONG_TITLE}">PONG interval</th><th></th></tr></thead><tbody id="members"></tbody></table></div>
+<p class="note">PONG interval: from a member's PING to finding the leader's PONG, about I when every PING is answered; a multiple of I counts missed PONGs. It is a cadence, not a latency: the store round trip above is.</p>
 <h2>event log</h2>
 <pre id="log"></pre>
 <footer><a href="/status.json">status.json</a> · <a href="/metrics">metrics</a> · <a href="/healthz">healthz</a> · <a href="/readyz">readyz</a> · interval <span id="interval"></span>, timeout <span id="timeout"></span></footer>
@@ -68,12 +70,20 @@ export function renderDashboard(s: NodeStatus): string {
 `;
 }
 
+/** What the store round trip is, as the page's tooltip says it. */
+const STORE_RTT_TITLE = 'a moving average of how long this node\'s store operations take, from call to answer';
+
+/** What the PONG interval is, as the page's tooltip says it. */
+const PONG_TITLE = 'from the member\'s PING to finding the leader\'s PONG in its place, as the member measured it: about the interval I when every PING is answered';
+
 /** The dashboard's script: renders a status object; follows `/events` as Server-Sent Events. */
 const DASHBOARD_SCRIPT = `
 "use strict";
 const $ = (id) => document.getElementById(id);
 const text = (id, value) => { $(id).textContent = value; };
 const ms = (v) => v === null || v === undefined ? "–" : v.toFixed(1) + " ms";
+// PINGs are written every interval I: an interval of about kI means k - 1 PONGs were missed.
+const pongsMissed = (v, i) => v === null || v === undefined ? 0 : Math.max(0, Math.round(v / i) - 1);
 function render(s) {
   text("role", s.role || s.state);
   $("role").className = "badge " + (s.role || "");
@@ -90,6 +100,7 @@ function render(s) {
   const st = s.storeHealth;
   text("store", st.reachable ? "reachable" : "unreachable");
   $("store").className = "big " + (st.reachable ? "ok" : "bad");
+  text("store-rtt", "round trip " + ms(s.latency.storeRoundTripMs));
   text("store-detail", (st.lastSuccessAgoMs === null ? "no answer yet" : "last answer " + Math.round(st.lastSuccessAgoMs) + " ms ago") +
     " · window read " + ms(s.latency.windowReadMs) + (st.lastError ? " · last error " + st.lastError.kind + ": " + st.lastError.message : ""));
   const rows = $("members");
@@ -97,8 +108,9 @@ function render(s) {
   for (const m of s.members.list) {
     const tr = document.createElement("tr");
     const isLeader = s.leader && m.id === s.leader.id;
-    const cells = [m.id, String(m.weight), ms(m.latencyMs), (isLeader ? "leader" : "") + (m.id === s.id ? (isLeader ? ", " : "") + "this node" : "")];
-    cells.forEach((c, i) => { const td = document.createElement("td"); td.textContent = c; if (i === 1 || i === 2) td.className = "num"; if (i === 3 && isLeader) td.className = "leader"; tr.append(td); });
+    const missed = pongsMissed(m.pongIntervalMs, s.intervalMs);
+    const cells = [m.id, String(m.weight), ms(m.pongIntervalMs) + (missed > 0 ? " (" + missed + " missed)" : ""), (isLeader ? "leader" : "") + (m.id === s.id ? (isLeader ? ", " : "") + "this node" : "")];
+    cells.forEach((c, i) => { const td = document.createElement("td"); td.textContent = c; if (i === 1 || i === 2) td.className = "num" + (i === 2 && missed > 0 ? " warn" : ""); if (i === 3 && isLeader) td.className = "leader"; tr.append(td); });
     rows.append(tr);
   }
   if (s.members.list.length === 0) { const tr = document.createElement("tr"); const td = document.createElement("td"); td.colSpan = 4; td.textContent = "none known"; tr.append(td); rows.append(tr); }

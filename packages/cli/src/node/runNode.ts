@@ -8,6 +8,7 @@ import { connectStore } from '../internal/connectStore.js';
 import { commandLoggers } from '../internal/commandLogger.js';
 import type { LogFormat } from '../internal/logFormat.js';
 import { StopRequest } from '../internal/StopRequest.js';
+import { StoreRoundTrip } from '../internal/StoreRoundTrip.js';
 import { InstrumentedKV, type StoreHealth } from '../metrics/InstrumentedKV.js';
 import { PromRosterMetrics } from '../metrics/PromRosterMetrics.js';
 import { watchNodeMetrics } from '../metrics/watchNodeMetrics.js';
@@ -83,13 +84,14 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
   const target = redactStoreUrl(options.store);
   let node: RosterNode | undefined;
   let store: InstrumentedKV | undefined;
+  const roundTrip = new StoreRoundTrip(realClock);
   /** Since when this node, a leader whose lease lapsed, re-validates it (from its role updates). */
   let lapsedSince: number | undefined;
   const probeInput = (): ProbeInput => {
     const input = probeState(config, node, store?.health);
     return { ...input, lapsedSince: input.role === 'candidate' ? lapsedSince : undefined };
   };
-  const status = (): NodeStatus => nodeStatus(options, config, target, node, recent, probeInput());
+  const status = (): NodeStatus => nodeStatus(options, config, target, node, recent, probeInput(), roundTrip.ms);
 
   const stop = new StopRequest(
     io,
@@ -115,7 +117,7 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       ...(options.tls && { tls: options.tls }),
     });
     if (kv === undefined) return ExitCode.ok; // stopped while connecting
-    store = new InstrumentedKV(kv, { clock: realClock, deadlineMs: config.operationTimeoutMs, ...(metrics && { metrics }) });
+    store = new InstrumentedKV(roundTrip.wrap(kv), { clock: realClock, deadlineMs: config.operationTimeoutMs, ...(metrics && { metrics }) });
     try {
       node = createNode({
         kv: store,
@@ -209,10 +211,19 @@ function probeState(config: NodeSettings, node: RosterNode | undefined, store: S
 }
 
 /** What the status page shows now. */
-function nodeStatus(options: NodeRunOptions, config: NodeSettings, store: string, node: RosterNode | undefined, recent: RecentLines, probe: ProbeInput): NodeStatus {
+function nodeStatus(
+  options: NodeRunOptions,
+  config: NodeSettings,
+  store: string,
+  node: RosterNode | undefined,
+  recent: RecentLines,
+  probe: ProbeInput,
+  storeRoundTripMs: number | undefined,
+): NodeStatus {
   const leader = node?.leader;
   // A leader sends no PINGs: what the sensor holds is from before it led.
-  const ownLatency = node?.role === 'leader' ? null : (node?.latency.pongRoundTripMs ?? null);
+  const ownPongInterval = node?.role === 'leader' ? null : (node?.latency.pongRoundTripMs ?? null);
+  const pongInterval = (id: string): number | null => (id === node?.id ? ownPongInterval : (node?.latencies().get(id) ?? null));
   const success = probe.store.lastSuccessAt;
   return {
     id: config.id,
@@ -224,10 +235,14 @@ function nodeStatus(options: NodeRunOptions, config: NodeSettings, store: string
     leader: leader ? { id: leader.id, era: leader.era, nonce: leader.nonce, token: String(leader.token) } : null,
     members: {
       version: node?.members.version ?? 0,
-      // The leader knows every follower's reported round trip; any other node only its own.
-      list: node?.members.list.map((m) => ({ id: m.id, weight: m.weight, latencyMs: m.id === node.id ? ownLatency : (node.latencies().get(m.id) ?? null) })) ?? [],
+      // The leader knows every follower's reported PONG interval; any other node only its own.
+      list: node?.members.list.map((m) => ({ id: m.id, weight: m.weight, pongIntervalMs: pongInterval(m.id), latencyMs: pongInterval(m.id) })) ?? [],
     },
-    latency: { windowReadMs: node?.latency.windowReadMs ?? null, pongRoundTripMs: node?.latency.pongRoundTripMs ?? null },
+    latency: {
+      storeRoundTripMs: storeRoundTripMs ?? null,
+      windowReadMs: node?.latency.windowReadMs ?? null,
+      pongRoundTripMs: node?.latency.pongRoundTripMs ?? null,
+    },
     intervalMs: config.intervalMs,
     timeoutMs: config.timeoutMs,
     probes: { healthz: liveness(probe), readyz: readiness(probe) },
