@@ -242,7 +242,7 @@ describe('roster node: problems at start exit 2 with one line naming the problem
   it('--help prints a readable usage on stdout and exits 0', async () => {
     const help = await runRoster(['node', '--help']);
     expect(help.exit.code).toBe(0);
-    expect(help.stdout).toMatch(/Usage: roster node --store URL --key KEY --env ENV/);
+    expect(help.stdout).toMatch(/Usage: roster node \[--store URL \| --store-file PATH\] --key KEY --env ENV/);
     expect(help.stdout).toMatch(/rediss:\/\//);
   });
 });

@@ -339,7 +339,7 @@ export const node: election.RosterNode = election.createNode({ kv: new kvAdapter
     const check = async (): Promise<void> => {
       // `--`: npx would take --version as its own. `--no`: never download a missing bin.
       expect((await run('npx', ['--no', '--', 'roster', '--version'], consumer)).stdout).toBe(`${version}\n`);
-      expect((await run('npx', ['--no', '--', 'roster', 'node', '--help'], consumer)).stdout).toMatch(/^Usage: roster node --store URL/);
+      expect((await run('npx', ['--no', '--', 'roster', 'node', '--help'], consumer)).stdout).toMatch(/^Usage: roster node \[--store URL/);
       expect((await run('npx', ['--no', '--', 'cluster-test', '--help'], consumer)).stdout).toMatch(/^Usage: cluster-test/);
     };
     await check();

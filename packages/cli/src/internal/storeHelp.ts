@@ -2,7 +2,7 @@
  * The help text of the store options, shared by `roster node` and `roster primary`: the URL forms,
  * the file and the environment, in their order of precedence.
  */
-export const STORE_HELP = `The store (the first given wins; none is needed on the command line):
+export const STORE_HELP = `The store, from the first of these that is given (so it need not be on the command line):
   --store URL           where the store is:
                           redis://[user:pass@]host:port[/db]   one Redis server
                           rediss://[user:pass@]host:port[/db]  the same over TLS
