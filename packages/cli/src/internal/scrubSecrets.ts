@@ -35,9 +35,4 @@ export class SecretScrubber {
     for (const literal of this.#literals) out = out.split(literal).join('***');
     return out;
   }
-
-  /** A scrubber that also hides `secrets`. */
-  with(secrets: readonly string[]): SecretScrubber {
-    return new SecretScrubber([...this.#literals, ...secrets]);
-  }
 }
