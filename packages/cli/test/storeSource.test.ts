@@ -65,6 +65,12 @@ describe('ROSTER_STORE_PASSWORD', () => {
     }
   });
 
+  it('goes into the user info of the first entry of any scheme: Sentinel, PostgreSQL, etcd', () => {
+    expect(withPassword('redis+sentinel://s1:26379,s2:26379/mymaster', 'pw')).toBe('redis+sentinel://:pw@s1:26379,s2:26379/mymaster');
+    expect(withPassword('postgres://roster@db.internal/app?sslmode=require', 'pw')).toBe('postgres://roster:pw@db.internal/app?sslmode=require');
+    expect(withPassword('etcds://root@e1:2379,e2:2379', 'pw')).toBe('etcds://root:pw@e1:2379,e2:2379');
+  });
+
   it('is a secret of the result, and leaves a URL that has its own password alone', () => {
     const env = { ROSTER_STORE_URL: 'redis://h:1', ROSTER_STORE_PASSWORD: 'EnvSecret' };
     expect(resolveStoreUrl('c', {}, env)).toEqual({ url: 'redis://:EnvSecret@h:1', from: 'ROSTER_STORE_URL', secrets: ['EnvSecret'] });
