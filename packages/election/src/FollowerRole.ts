@@ -56,6 +56,8 @@ export class FollowerRole {
   #staleTimer: Timer | undefined;
   /** When this node last stood: it stands at most once per interval, whatever ended its candidacy. */
   #stoodAt = Number.NEGATIVE_INFINITY;
+  /** Until when this node does not stand at all: it resigned (see {@link standAside}). */
+  #asideUntil = Number.NEGATIVE_INFINITY;
 
   constructor(host: FollowerHost) {
     this.#host = host;
@@ -91,6 +93,16 @@ export class FollowerRole {
     this.#host.following.pongBase = this.#host.config.clock.now();
   }
 
+  /**
+   * The node resigned: it does not stand for `standAsideMs` (T) from now, so that the others, who
+   * stand at once on its goodbye, elect one of them. It goes on following, PINGing and joining; a
+   * group where nobody else stands gets this node back as leader once that time is over.
+   */
+  standAside(): void {
+    const { clock, timing } = this.#host.config;
+    this.#asideUntil = clock.now() + timing.standAsideMs;
+  }
+
   /** The node stands now. */
   stood(): void {
     this.#stoodAt = this.#host.config.clock.now();
@@ -114,7 +126,8 @@ export class FollowerRole {
     if (role === 'observer') return undefined;
     // A node stands at most once per interval: a candidacy that ended at once (a lost race, a
     // claim that found garbage changing under it) is followed by a full interval of following.
-    const rested = clock.now() >= this.#stoodAt + this.#host.config.timing.restMs;
+    // A node that resigned does not stand while it stands aside.
+    const rested = clock.now() >= this.#stoodAt + this.#host.config.timing.restMs && clock.now() >= this.#asideUntil;
     // Whatever the reason nothing new was seen for T (even no nonce readable), stand: the claim
     // goes to the lowest nonce that can be written, and progress seen first ends the candidacy.
     if (!read.reachable) return rested && f.staleness.isStale(clock.now(), timing.timeoutMs) ? 'unreachable' : undefined;

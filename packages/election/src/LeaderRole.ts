@@ -32,6 +32,8 @@ export interface LeaderHost {
   published(role: LeaderRole, b: Broadcast, beat: boolean): void;
   /** A step found a better leadership: the node steps down (see {@link LeaderRole.end}). */
   dethroned(role: LeaderRole): void;
+  /** Whether the node is stopped (destroyed while leadership was ending: no goodbye then). */
+  stopped(): boolean;
 }
 
 /** Options of {@link LeaderRole}. */
@@ -263,12 +265,14 @@ export class LeaderRole {
   }
 
   /**
-   * Ends leadership, the one teardown path for a leader dethroned, stopped or destroyed: the lease
-   * ends and its signal aborts with `reason`, the loops stop. A dethroned leader hands its members
-   * to the winner; a stopped one says goodbye (both best effort, bounded by one operation timeout).
-   * Idempotent; never rejects.
+   * Ends leadership, the one teardown path for a leader dethroned, resigned, stopped or destroyed:
+   * the lease ends and its signal aborts with `reason`, the loops stop. A dethroned leader hands
+   * its members to the winner; a resigned or stopped one says goodbye, once the loops have stopped
+   * and `settle` (the leader's work winding down, bounded) has resolved, unless the node was
+   * destroyed meanwhile. Each step is best effort, bounded by one operation timeout. Idempotent;
+   * never rejects.
    */
-  end(reason: LeadershipLossReason): Promise<void> {
+  end(reason: LeadershipLossReason, settle?: () => Promise<void>): Promise<void> {
     if (this.#ending) return this.#ending;
     const { config } = this.#host;
     this.#lease.end(reason);
@@ -276,7 +280,10 @@ export class LeaderRole {
     // A beat in flight lands (or fails) before the goodbye, which replaces what this leader last wrote.
     const loops = Promise.all([this.#intake.stop(), this.#publisher.stop()]);
     const handOver = reason === 'dethroned' ? this.#publisher.handOver(this.#intake.members()) : Promise.resolve();
-    this.#ending = Promise.all([loops, handOver]).then(() => (reason === 'stopped' ? this.#publisher.goodbye() : undefined));
+    // The next leader is elected on the goodbye: the leader's work has settled before it.
+    const wound = Promise.all([loops, handOver, settle?.()]);
+    const farewell = reason === 'stopped' || reason === 'resigned';
+    this.#ending = wound.then(() => (farewell && !this.#host.stopped() ? this.#publisher.goodbye() : undefined));
     return this.#ending;
   }
 }

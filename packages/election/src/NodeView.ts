@@ -2,12 +2,17 @@ import { fencingToken, type Broadcast, type Member } from '@roster/follower';
 import { UpdateStream, type Logger } from '@roster/kv-adapter';
 import type { LeaderInfo, Role, RoleChangeReason, RosterUpdate, WatchFunction } from './events.js';
 
+/** A listener added with `on` or `once`. */
+type Listener = (update: RosterUpdate) => void;
+
 /**
  * What a node shows its users: the leader it follows, the member list, and the stream of updates
  * that tells of every change to them and to the role. Emits only on a real change.
  */
 export class NodeView {
   readonly #updates: UpdateStream<RosterUpdate>;
+  /** The listeners added by `on` and `once`, in order, for `off`. */
+  readonly #listeners: { readonly type: string; readonly fn: Listener; remove: () => void }[] = [];
   #leader: LeaderInfo | undefined;
   #members: { version: number; list: readonly Member[] } = { version: 0, list: [] };
   /** The broadcast member array `#members` was built from. */
@@ -47,10 +52,38 @@ export class NodeView {
     return this.#updates.watch(fn);
   }
 
+  /** Calls `fn` with every update of type `type` (any string: a type no update has never fires). */
   on<T extends RosterUpdate['type']>(type: T, fn: (update: Extract<RosterUpdate, { type: T }>) => void): () => void {
-    return this.#updates.watch((u) => {
-      if (u.type === type) fn(u as Extract<RosterUpdate, { type: T }>);
+    return this.#listen(type, fn as Listener, false);
+  }
+
+  /** Calls `fn` with the next update of type `type` only. */
+  once<T extends RosterUpdate['type']>(type: T, fn: (update: Extract<RosterUpdate, { type: T }>) => void): () => void {
+    return this.#listen(type, fn as Listener, true);
+  }
+
+  /** Removes the listener of `type` added last with `fn` (by `on` or `once`), as `EventEmitter.off` does. */
+  off(type: string, fn: Listener): void {
+    for (let i = this.#listeners.length - 1; i >= 0; i--) {
+      const entry = this.#listeners[i]!;
+      if (entry.type === type && entry.fn === fn) return entry.remove();
+    }
+  }
+
+  #listen(type: string, fn: Listener, once: boolean): () => void {
+    const entry = { type, fn, remove: () => undefined as void };
+    const unwatch = this.#updates.watch((u) => {
+      if (u.type !== type) return;
+      if (once) entry.remove();
+      fn(u);
     });
+    entry.remove = () => {
+      unwatch();
+      const at = this.#listeners.indexOf(entry);
+      if (at >= 0) this.#listeners.splice(at, 1);
+    };
+    this.#listeners.push(entry);
+    return entry.remove;
   }
 
   updates(signal?: AbortSignal): AsyncIterableIterator<RosterUpdate> {

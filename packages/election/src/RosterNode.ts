@@ -11,6 +11,7 @@ import { FollowerRole, type FollowerHost } from './FollowerRole.js';
 import { Following } from './Following.js';
 import { LeaderRole, type LeaderHost } from './LeaderRole.js';
 import { type LeaderWindowRead } from './LeaderRead.js';
+import { LeaderWork, type LeaderWorkFunction } from './LeaderWork.js';
 import type { NodeState, RosterNode as RosterNodeApi } from './node.js';
 import { NodeStats } from './NodeStats.js';
 import { NodeView } from './NodeView.js';
@@ -34,14 +35,15 @@ type Phase =
  *              ▲                                    candidate ──────────┘                      leader
  *              │  claim lost, better leader seen        │                                      │
  *              ├────────────────────────────────────────┘                                      │
- *              │  dethroned by a better leader, stopped                                        │
+ *              │  dethroned by a better leader, resigned, stopped                              │
  *              └───────────────────────────────────────────────────────────────────────────────┘
  * ```
  *
  * A leader whose lease lapsed (a pause, a slow store) goes on as leader in the protocol (it
  * re-reads and publishes until its re-validated lease holds again, or a better leadership
  * dethrones it), but users are told `candidate` meanwhile: the role shown (`#shown`) is `leader`
- * exactly while the lease holds.
+ * exactly while the lease holds. The work given to `whileLeader()` ({@link LeaderWork}) runs
+ * with each leadership shown, and winds down before a resigned or stopped leader's goodbye.
  *
  * Every transition is in this file; each role's rules are in its own object, which answers with
  * the transition it wants: {@link FollowerRole} (following, PINGs, joining, when to stand),
@@ -64,6 +66,8 @@ export class RosterNode implements RosterNodeApi {
   readonly #claimLog: FaultLog;
   /** What the role objects see of this node. */
   readonly #host: FollowerHost & CandidateHost & LeaderHost;
+  /** The functions given to `whileLeader()`, run while this node leads. */
+  readonly #work: LeaderWork;
 
   #state: NodeState = 'idle';
   #phase: Phase;
@@ -73,6 +77,8 @@ export class RosterNode implements RosterNodeApi {
    */
   #shown: Role;
   #stopping: Promise<void> | undefined;
+  /** A `resign()` in progress (until its goodbye is written). */
+  #resigning: Promise<void> | undefined;
   #started: Promise<void> | undefined;
   #firstStep: (() => void) | undefined;
   /** Where the best broadcast was last found (or, leading, written): see `broadcastNonce`. */
@@ -90,6 +96,7 @@ export class RosterNode implements RosterNodeApi {
     this.#leaderKey = this.#keys.leader();
     this.#following = Following.forNode(config, this.#keys, this.#stats);
     this.#claimLog = new FaultLog(logger, 'claim failed');
+    this.#work = new LeaderWork({ clock, logger, node: config.id });
     const host: FollowerHost & CandidateHost & LeaderHost = {
       config,
       keys: this.#keys,
@@ -167,8 +174,29 @@ export class RosterNode implements RosterNodeApi {
   on<T extends RosterUpdate['type']>(type: T, fn: (update: Extract<RosterUpdate, { type: T }>) => void): () => void {
     return this.#view.on(type, fn);
   }
+  once<T extends RosterUpdate['type']>(type: T, fn: (update: Extract<RosterUpdate, { type: T }>) => void): this {
+    this.#view.once(type, fn);
+    return this;
+  }
+  off<T extends RosterUpdate['type']>(type: T, fn: (update: Extract<RosterUpdate, { type: T }>) => void): this {
+    this.#view.off(type, fn as (update: RosterUpdate) => void);
+    return this;
+  }
+  removeListener<T extends RosterUpdate['type']>(type: T, fn: (update: Extract<RosterUpdate, { type: T }>) => void): this {
+    return this.off(type, fn);
+  }
   updates(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<RosterUpdate> {
     return this.#view.updates(options.signal);
+  }
+  whileLeader(fn: LeaderWorkFunction): () => void {
+    if (typeof fn !== 'function') throw new TypeError(`election: whileLeader expects a function, got ${typeof fn}`);
+    if (this.#state === 'stopped') return () => undefined;
+    return this.#work.add(fn);
+  }
+
+  resign(): Promise<void> {
+    this.#resigning ??= this.#resign().finally(() => (this.#resigning = undefined));
+    return this.#resigning;
   }
 
   start(): Promise<void> {
@@ -204,6 +232,27 @@ export class RosterNode implements RosterNodeApi {
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.stop();
+  }
+
+  // ─── Resigning ───────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Leaves leadership on purpose, and stays a member: users are told (`follower`, reason
+   * `resigned`), the leadership signal and the leader's work abort, the work winds down (bounded),
+   * then the goodbye makes every follower stand at once. This node stands aside meanwhile and for
+   * T after, so that one of them takes over.
+   */
+  async #resign(): Promise<void> {
+    const phase = this.#phase;
+    if (this.#state !== 'running' || phase.role !== 'leader') return;
+    const { logger, timing } = this.#cfg;
+    logger.info({ node: this.id }, 'resigning');
+    this.#stats.count('resigned');
+    this.#follower.standAside();
+    this.#becomeFollower('resigned');
+    await phase.lead.end('resigned', () => this.#work.settle(timing.leaderWorkTimeoutMs));
+    // Standing aside runs from the goodbye, which the work may have delayed.
+    this.#follower.standAside();
   }
 
   // ─── The state machine ───────────────────────────────────────────────────────────────────────
@@ -322,6 +371,9 @@ export class RosterNode implements RosterNodeApi {
     this.#shown = role;
     this.#cfg.logger.info({ node: this.id, role, previous, reason }, 'role changed');
     this.#view.role(role, previous, reason);
+    // The leader's work starts with each leadership users are told of, and stops with its signal.
+    const phase = this.#phase;
+    if (role === 'leader' && phase.role === 'leader' && this.#state === 'running') this.#work.lead(phase.lead.signal);
   }
 
   /**
@@ -350,12 +402,16 @@ export class RosterNode implements RosterNodeApi {
     const before = this.#phase;
     if (before.role === 'candidate') before.candidate.end();
     await Promise.all([this.#main.stop(), this.#follower.stop()]);
+    // A resignation in progress says its goodbye first.
+    await this.#resigning;
     const phase = this.#phase;
+    const settle = (): Promise<void> => this.#work.settle(this.#cfg.timing.leaderWorkTimeoutMs);
     if (phase.role === 'leader') {
       this.#setPhase({ role: 'follower' }, 'stopped');
-      await phase.lead.end('stopped');
+      await phase.lead.end('stopped', settle);
     } else {
-      await this.#follower.leave();
+      // Work aborted earlier (a lapse, a step down) may still be winding down.
+      await Promise.all([this.#follower.leave(), settle()]);
     }
     this.#state = 'stopped';
     this.#cfg.logger.info({ node: this.id }, 'node stopped');

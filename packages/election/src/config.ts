@@ -44,6 +44,12 @@ export interface RosterNodeOptions {
   readonly settleMs?: number;
   /** Longest any single store operation may take before it counts as failed. @defaultValue intervalMs / 2 */
   readonly operationTimeoutMs?: number;
+  /**
+   * How long `stop()` and `resign()` wait for the work started by `whileLeader()` to settle, once
+   * its signal aborted, before the goodbye: the next leader is elected only after it, so its
+   * leadership does not overlap this one's work. From 0 to `timeoutMs`. @defaultValue timeoutMs
+   */
+  readonly leaderWorkTimeoutMs?: number;
   /** How many nonces each compound key may use. @defaultValue 4 */
   readonly nonceWindow?: number;
   /** This member's weight, carried in the broadcast (its thread count for `@roster/cluster`). @defaultValue 1 */
@@ -69,6 +75,7 @@ export interface NodeSettings {
   readonly renewDeadlineMs: number;
   readonly settleMs: number;
   readonly operationTimeoutMs: number;
+  readonly leaderWorkTimeoutMs: number;
   readonly nonceWindow: number;
   readonly weight: number;
   readonly observer: boolean;
@@ -107,8 +114,8 @@ export function isValidNodeId(id: unknown): id is string {
  * ```
  */
 export function checkNodeOptions(options: Omit<RosterNodeOptions, 'kv'> & { readonly kv?: KV }): NodeSettings {
-  const { id, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, nonceWindow, weight, observer } = resolveSettings(options);
-  return { id, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, nonceWindow, weight, observer };
+  const { id, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, leaderWorkTimeoutMs, nonceWindow, weight, observer } = resolveSettings(options);
+  return { id, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, leaderWorkTimeoutMs, nonceWindow, weight, observer };
 }
 
 /**

@@ -12,6 +12,7 @@
  */
 export { createNode, type CreateNodeOptions } from './createNode.js';
 export type { RosterNode, NodeState } from './node.js';
+export type { LeaderWorkFunction } from './LeaderWork.js';
 export { checkNodeOptions, isValidNodeId, newNodeId, type NodeSettings, type RosterNodeOptions } from './config.js';
 export { NodeStateError, LeadershipLostError } from './errors.js';
 export type {

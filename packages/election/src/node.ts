@@ -1,5 +1,6 @@
 import { type Member } from '@roster/follower';
 import type { LeaderInfo, Role, RosterUpdate, WatchFunction } from './events.js';
+import type { LeaderWorkFunction } from './LeaderWork.js';
 
 /** The lifecycle of a node. */
 export type NodeState = 'idle' | 'running' | 'stopping' | 'stopped';
@@ -61,8 +62,25 @@ export interface RosterNode extends AsyncDisposable {
   isLeader(): boolean;
   /** Installs a watch function called with every update; returns the unsubscribe function. */
   watch(fn: WatchFunction): () => void;
-  /** Calls `fn` with every update of one type; returns the unsubscribe function. */
+  /** Calls `fn` with every update of one type; returns the unsubscribe function (or use {@link off}). */
   on<T extends RosterUpdate['type']>(type: T, fn: (update: Extract<RosterUpdate, { type: T }>) => void): () => void;
+  /**
+   * Calls `fn` with the next update of one type only, as `EventEmitter.once` does; returns the
+   * node. With {@link off} and {@link removeListener}, this is what `once` and `on` of
+   * `node:events` need, so `await once(node, 'leader')` works (TypeScript's types of `events.once`
+   * take an `EventEmitter`: cast the node).
+   *
+   * @example
+   * ```ts
+   * import { once } from 'node:events';
+   * const [update] = await once(node as never, 'leader'); // the next LeaderUpdate
+   * ```
+   */
+  once<T extends RosterUpdate['type']>(type: T, fn: (update: Extract<RosterUpdate, { type: T }>) => void): this;
+  /** Removes the listener `fn` of `type` added last by {@link on} or {@link once}, as `EventEmitter.off` does; returns the node. */
+  off<T extends RosterUpdate['type']>(type: T, fn: (update: Extract<RosterUpdate, { type: T }>) => void): this;
+  /** The same as {@link off}. */
+  removeListener<T extends RosterUpdate['type']>(type: T, fn: (update: Extract<RosterUpdate, { type: T }>) => void): this;
   /** An async iterator over the updates from now on; ends when the node stops or `signal` aborts. */
   updates(options?: { signal?: AbortSignal }): AsyncIterableIterator<RosterUpdate>;
   /**
@@ -71,10 +89,53 @@ export interface RosterNode extends AsyncDisposable {
    */
   start(): Promise<void>;
   /**
-   * Stops gracefully: a leader publishes a goodbye so that followers elect at once; a follower
-   * writes `LEAVE` so that the leader removes it at once. Idempotent, bounded by one operation timeout.
+   * Runs `fn(signal)` each time this node starts leading: when it is elected, and again when a
+   * lapsed lease is re-validated (the `role` update to `leader`, reason `revalidated`); at once
+   * when it leads now. `signal` aborts (with a `LeadershipLostError`) the moment the node may no
+   * longer act as leader: dethroned, its lease lapsed (shown as `candidate`), `resign()`, `stop()`,
+   * `destroy()`; and (with an `AbortError`) when the returned function unregisters `fn`.
+   *
+   * `fn` may return a promise; the run has settled when it resolves or rejects. `stop()` and
+   * `resign()` wait for the runs to settle, up to `leaderWorkTimeoutMs` (default T), before their
+   * goodbye, so the next leader, elected on that goodbye, does not overlap this work. Runs of one
+   * `fn` never overlap: a leadership that starts while the previous run still winds down starts
+   * the next once it has settled. A throw or rejection is logged (once per change of state),
+   * never left unhandled; one that follows the signal's abort is the run's normal end. Before
+   * `start()` is fine; after `stop()` it never runs.
+   *
+   * @returns the function that unregisters `fn` (and aborts its run in progress).
+   *
+   * @example
+   * ```ts
+   * node.whileLeader(async (signal) => {
+   *   while (!signal.aborted) {
+   *     await runScheduledJobs({ signal, fence: node.leader!.token });
+   *     await setTimeout(1000, undefined, { signal }).catch(() => undefined);
+   *   }
+   * });
+   * ```
+   */
+  whileLeader(fn: LeaderWorkFunction): () => void;
+  /**
+   * Gives up leadership now and stays a member: users are told at once (`role` update to
+   * `follower`, reason `resigned`; the leadership signal aborts), the work of {@link whileLeader}
+   * winds down (bounded by `leaderWorkTimeoutMs`), then a goodbye makes the followers elect at once.
+   * This node does not stand for T from then, so that another one takes over (in about an
+   * interval); it follows the new leader and rejoins its list. Alone in its group, it leads again
+   * after T. Resolves once the goodbye is written (or failed, logged); at once, doing nothing, when
+   * this node does not lead or is not running. A leader whose lease lapsed (shown as `candidate`)
+   * resigns too. Never rejects. `stop()` during a resignation waits for its goodbye; `destroy()`
+   * cuts it short (no goodbye).
+   */
+  resign(): Promise<void>;
+  /**
+   * Stops gracefully: a leader stops leading (`role` update to `follower`, reason `stopped`; the
+   * leadership signal aborts), waits for the work of {@link whileLeader} to settle (up to
+   * `leaderWorkTimeoutMs`), then publishes a goodbye so that followers elect at once; a follower
+   * writes `LEAVE` so that the leader removes it at once. Idempotent, bounded by the leader work's
+   * timeout plus one operation timeout.
    */
   stop(): Promise<void>;
-  /** Stops at once, without goodbye or leave: to the cluster this is a crash. Local leadership ends at once. */
+  /** Stops at once, without goodbye or leave: to the cluster this is a crash. Local leadership (and its work's signal) ends at once. */
   destroy(): void;
 }

@@ -28,6 +28,8 @@ import { ConfigError } from '@roster/kv-adapter';
  * | `listStepBudgetMs` | τ/2 | the time a reader gives list steps before it reads the whole list |
  * | `revalidateChainMs` | min(R, T − R − τ) | a lapsed leader's two publications must start this close to renew |
  * | `tierSpacingMs(r)` | I + 3 min(r, τ) | the time between two tiers of candidates, r the mean window read |
+ * | `leaderWorkTimeoutMs` | T (configured, ≤ T) | how long `stop()` and `resign()` wait for the leader's work to settle before the goodbye |
+ * | `standAsideMs` | T | a leader that resigned does not stand for this long, so that another node takes over |
  */
 export interface Timing {
   readonly intervalMs: number;
@@ -50,6 +52,8 @@ export interface Timing {
   readonly listStepTtlMs: number;
   readonly listStepBudgetMs: number;
   readonly revalidateChainMs: number;
+  readonly leaderWorkTimeoutMs: number;
+  readonly standAsideMs: number;
   /** The time between two tiers of candidates, given this node's mean window read time. */
   readonly tierSpacingMs: (meanReadMs: number | undefined) => number;
 }
@@ -61,6 +65,8 @@ export interface Durations {
   readonly renewDeadlineMs: number;
   readonly settleMs: number;
   readonly operationTimeoutMs: number;
+  /** How long `stop()` and `resign()` wait for the leader's work to settle before the goodbye. */
+  readonly leaderWorkTimeoutMs: number;
 }
 
 /** Derives every named duration from the configured ones (see the table on {@link Timing}). */
@@ -83,16 +89,19 @@ export function deriveTiming(d: Durations): Timing {
     listStepTtlMs: 4 * T,
     listStepBudgetMs: tau / 2,
     revalidateChainMs: Math.min(R, T - R - tau),
+    standAsideMs: T,
     tierSpacingMs: (meanReadMs) => I + 3 * Math.min(meanReadMs ?? 0, tau),
   };
 }
 
 /**
  * Validates the durations of `createNode()`'s options and applies their defaults: I = 1 s,
- * T = 5I, R = T/2, settle I/10, τ = I/2. Each rule broken is a `ConfigError` naming the field:
- * T > 2I (a follower must see two publications within T), I < R < T − I (a leader renews at
- * least once before R, and fences itself an interval before its followers stand), settle ≤ I and
- * τ ≤ I (neither may hold a loop up for more than its period).
+ * T = 5I, R = T/2, settle I/10, τ = I/2, leader work T. Each rule broken is a `ConfigError`
+ * naming the field: T > 2I (a follower must see two publications within T), I < R < T − I (a
+ * leader renews at least once before R, and fences itself an interval before its followers
+ * stand), settle ≤ I and τ ≤ I (neither may hold a loop up for more than its period), leader work
+ * 0 to T (a leader that stops leading stops publishing: after T of silence the others elect
+ * anyway, so waiting longer would buy nothing).
  */
 export function resolveDurations(options: {
   readonly intervalMs?: number | undefined;
@@ -100,6 +109,7 @@ export function resolveDurations(options: {
   readonly renewDeadlineMs?: number | undefined;
   readonly settleMs?: number | undefined;
   readonly operationTimeoutMs?: number | undefined;
+  readonly leaderWorkTimeoutMs?: number | undefined;
 }): Durations {
   const intervalMs = positiveInt('intervalMs', options.intervalMs ?? 1000);
   const timeoutMs = positiveInt('timeoutMs', options.timeoutMs ?? 5 * intervalMs);
@@ -120,7 +130,15 @@ export function resolveDurations(options: {
   if (operationTimeoutMs > intervalMs) {
     throw new ConfigError('operationTimeoutMs', operationTimeoutMs, `Expected \`operationTimeoutMs\` to be at most \`intervalMs\` (${intervalMs})`);
   }
-  return { intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs };
+  const leaderWorkTimeoutMs = options.leaderWorkTimeoutMs ?? timeoutMs;
+  if (typeof leaderWorkTimeoutMs !== 'number' || !Number.isInteger(leaderWorkTimeoutMs) || leaderWorkTimeoutMs < 0 || leaderWorkTimeoutMs > timeoutMs) {
+    throw new ConfigError(
+      'leaderWorkTimeoutMs',
+      leaderWorkTimeoutMs,
+      `Expected \`leaderWorkTimeoutMs\` to be an integer from 0 to \`timeoutMs\` (${timeoutMs}): after T without publication the others elect anyway`,
+    );
+  }
+  return { intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, leaderWorkTimeoutMs };
 }
 
 /** A positive integer number of milliseconds, or a `ConfigError` naming `field`. */

@@ -24,6 +24,8 @@ describe('config is validated once, with an error naming the field', () => {
     ['kv', { kv: {} }],
     ['observer', { observer: 'yes' }],
     ['listCache', { listCache: new Map() }],
+    ['leaderWorkTimeoutMs', { intervalMs: 100, timeoutMs: 500, leaderWorkTimeoutMs: 501 }],
+    ['leaderWorkTimeoutMs', { leaderWorkTimeoutMs: -1 }],
   ];
   for (const [field, bad] of cases) {
     it(`rejects ${JSON.stringify(bad).slice(0, 60)} naming \`${field}\``, () => {

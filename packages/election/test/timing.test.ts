@@ -5,7 +5,7 @@ import { deriveTiming, resolveDurations } from '../src/timing.js';
 describe('the timing table', () => {
   it('derives every duration by name from I, T, R and the operation timeout (the defaults: I = 1 s)', () => {
     const durations = resolveDurations({});
-    expect(durations).toEqual({ intervalMs: 1000, timeoutMs: 5000, renewDeadlineMs: 2500, settleMs: 100, operationTimeoutMs: 500 });
+    expect(durations).toEqual({ intervalMs: 1000, timeoutMs: 5000, renewDeadlineMs: 2500, settleMs: 100, operationTimeoutMs: 500, leaderWorkTimeoutMs: 5000 });
     const { tierSpacingMs, ...named } = deriveTiming(durations);
     expect(named).toEqual({
       ...durations,
@@ -24,6 +24,7 @@ describe('the timing table', () => {
       listStepTtlMs: 20_000,
       listStepBudgetMs: 250,
       revalidateChainMs: 2000,
+      standAsideMs: 5000,
     });
     // I + 3 × the mean window read, that mean counted up to the operation timeout.
     expect([undefined, 10, 400, 10_000].map(tierSpacingMs)).toEqual([1000, 1030, 2200, 2500]);
