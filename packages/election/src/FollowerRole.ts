@@ -126,15 +126,16 @@ export class FollowerRole {
     if (role === 'observer') return undefined;
     // A node stands at most once per interval: a candidacy that ended at once (a lost race, a
     // claim that found garbage changing under it) is followed by a full interval of following.
-    // A node that resigned does not stand while it stands aside.
-    const rested = clock.now() >= this.#stoodAt + this.#host.config.timing.restMs && clock.now() >= this.#asideUntil;
+    const rested = clock.now() >= this.#stoodAt + this.#host.config.timing.restMs;
+    // A node that resigned does not stand at all while it stands aside.
+    const aside = clock.now() < this.#asideUntil;
     // Whatever the reason nothing new was seen for T (even no nonce readable), stand: the claim
     // goes to the lowest nonce that can be written, and progress seen first ends the candidacy.
-    if (!read.reachable) return rested && f.staleness.isStale(clock.now(), timing.timeoutMs) ? 'unreachable' : undefined;
+    if (!read.reachable) return rested && !aside && f.staleness.isStale(clock.now(), timing.timeoutMs) ? 'unreachable' : undefined;
     const leader = host.view.leader;
     const listed = leader !== undefined && host.view.lists(host.config.id);
     const stand = f.standReason(clock.now(), this.#standDelay(), leader, listed);
-    if (stand && rested) return stand;
+    if (stand && rested && !aside) return stand;
     if (leader !== undefined && !listed && this.#joiner.due(timing.joinRetryMs)) {
       await this.#joiner.append().then(
         () => {

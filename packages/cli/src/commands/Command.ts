@@ -23,6 +23,11 @@ export interface CliIO {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Calls `handler` on each SIGINT or SIGTERM; returns the function that stops listening. */
   onSignal(handler: (signal: StopSignal) => void): () => void;
+  /**
+   * Calls `handler` on each SIGUSR2, on which `roster node` resigns leadership; returns the
+   * function that stops listening. Optional: without it, a command has no resign signal.
+   */
+  onResignSignal?(handler: () => void): () => void;
 }
 
 /**
@@ -67,6 +72,11 @@ export function processIO(): CliIO {
         process.off('SIGTERM', onTerm);
         process.stdout.off('error', onStdoutError);
       };
+    },
+    onResignSignal(handler) {
+      const onUsr2 = (): void => handler();
+      process.on('SIGUSR2', onUsr2);
+      return () => void process.off('SIGUSR2', onUsr2);
     },
   };
 }

@@ -12,7 +12,8 @@ const HELP = `Usage: roster node [--store URL | --store-file PATH] --key KEY --e
 
 Runs one Roster node: joins the cluster KEY of environment ENV on a Redis store, takes part in
 leader election, and prints the role, leader and member changes it sees until stopped with
-Ctrl-C (SIGINT) or SIGTERM, which make it leave gracefully.
+Ctrl-C (SIGINT) or SIGTERM, which make it leave gracefully. SIGUSR2 makes a leader resign:
+another node takes over at once, and this one stays a member.
 
 ${STORE_HELP}
 

@@ -15,6 +15,7 @@ import { watchNodeMetrics } from '../metrics/watchNodeMetrics.js';
 import { EventStream } from './EventStream.js';
 import { liveness, readiness, type ProbeInput } from './probes.js';
 import { formatHumanEvent, formatJsonEvent, toNodeEvent, type NodeEvent } from './nodeEvents.js';
+import { resignOnSignal } from './resignOnSignal.js';
 import { RecentLines, StatusPage, type NodeStatus } from './StatusPage.js';
 
 /** What `roster node` was asked to do, parsed from its arguments. */
@@ -63,8 +64,8 @@ const FLAG: Readonly<Record<string, string>> = {
 
 /**
  * Runs one node until SIGINT or SIGTERM: validates the configuration, connects to the store, starts
- * the node, prints its updates, and on the first signal stops it gracefully (a leader says goodbye,
- * a follower leaves), prints `stopped`, closes the store and resolves to 0. A second signal resolves
+ * the node, prints its updates (SIGUSR2 makes a leader resign and stay a member), and on the first
+ * stop signal stops it gracefully (a leader says goodbye, a follower leaves), prints `stopped`, closes the store and resolves to 0. A second signal resolves
  * at once with 130 (SIGINT) or 143 (SIGTERM). With `statusPort`, serves a live status page
  * meanwhile, with the events at `/events` (see {@link EventStream}), Prometheus metrics at
  * `/metrics` and the probes `/healthz` and `/readyz` (see docs/cli.md).
@@ -155,7 +156,9 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
         { id: self.id, cluster: `${options.cluster}/${options.env}`, store: target, ...(options.storeFrom && { storeFrom: options.storeFrom }), intervalMs: config.intervalMs, timeoutMs: config.timeoutMs },
         'node running',
       );
+      const stopResigning = resignOnSignal(io, self, log);
       await stop.whenRequested();
+      stopResigning();
       await self.stop();
       print({ ts: Date.now(), id: self.id, event: 'stopped' });
       unwatch();

@@ -76,6 +76,7 @@ export const memorylessFollower: Mutation = {
         end();
         return node.stop();
       },
+      resign: () => node.resign(),
       destroy() {
         end();
         node.destroy();

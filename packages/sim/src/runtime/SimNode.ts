@@ -14,6 +14,7 @@ export interface SimNode {
   watch(fn: WatchFunction): () => void;
   start(): Promise<void>;
   stop(): Promise<void>;
+  resign(): Promise<void>;
   destroy(): void;
 }
 
@@ -38,6 +39,7 @@ export function delegate(node: SimNode, overrides: Partial<Pick<SimNode, 'isLead
     watch: overrides.watch ?? ((fn) => node.watch(fn)),
     start: () => node.start(),
     stop: () => node.stop(),
+    resign: () => node.resign(),
     destroy: () => node.destroy(),
   };
 }

@@ -74,6 +74,8 @@ interface Live {
   unwatch: () => void;
   /** The role its last `role` update told of. */
   shown: Role | undefined;
+  /** Its role in the protocol (see {@link protocolRole}). */
+  role: Role | undefined;
 }
 
 class Simulation {
@@ -177,6 +179,16 @@ class Simulation {
         });
         return undefined;
       }
+      case 'resign': {
+        const leading = [...this.#current.values()].filter((l) => l.node.state === 'running' && l.role === 'leader' && (step.node === undefined || l.incarnation.id === step.node));
+        if (leading.length === 0) return step.node === undefined ? 'no leader' : this.#running(step.node) ? 'not leader' : 'not running';
+        for (const live of leading) {
+          live.gate.run(() => {
+            live.node.resign().catch((error: unknown) => this.#history.add({ at: this.#clock.now(), kind: 'anomaly', node: live.incarnation.label, message: `resign() rejected: ${String(error)}` }));
+          });
+        }
+        return undefined;
+      }
       case 'crash': {
         if (!this.#running(step.node)) return 'not running';
         this.#crash(this.#current.get(step.node)!);
@@ -269,13 +281,14 @@ class Simulation {
     const logger = recordingLogger((level, message) => this.#history.logs.push({ at: clock.now(), node: incarnation.label, level, message }));
     const roster = createNode({ kv, cluster: SIM_NAMESPACE.cluster, env: SIM_NAMESPACE.env, id, intervalMs, timeoutMs, ...(settleMs !== undefined && { settleMs }), ...(operationTimeoutMs !== undefined && { operationTimeoutMs }), observer, nonceWindow: this.#window, clock: gate.clock, logger });
     const node = mutation?.wrapNode ? mutation.wrapNode(roster, kv, context) : roster;
-    const live: Live = { incarnation, node, gate, unwatch: () => undefined, shown: undefined };
+    const live: Live = { incarnation, node, gate, unwatch: () => undefined, shown: undefined, role: undefined };
     this.#history.incarnations.push(incarnation);
     this.#current.set(id, live);
     this.#all.push(live);
     live.unwatch = node.watch((update) => {
       if (update.type === 'role') {
         role = protocolRole(update, role);
+        live.role = role;
         live.shown = update.role;
       }
       this.#onUpdate(live, update);

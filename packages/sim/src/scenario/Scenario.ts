@@ -35,6 +35,12 @@ export type Action =
   | { readonly do: 'start'; readonly node: NodeId; readonly observer?: boolean }
   /** Graceful `stop()`: a leader says goodbye, a follower leaves. */
   | { readonly do: 'stop'; readonly node: NodeId }
+  /**
+   * `resign()`: the node, if it leads, gives up leadership (goodbye) and stands aside for T; it
+   * stays a member. Without `node`, whichever node leads then (in the protocol: a leader whose
+   * lease lapsed too). Skipped when it does not lead.
+   */
+  | { readonly do: 'resign'; readonly node?: NodeId }
   /** `destroy()`: to the cluster, a crash. */
   | { readonly do: 'crash'; readonly node: NodeId }
   /** A crash (when running) and a new node with the same id, started at once. */
@@ -89,7 +95,7 @@ export type ActionKind = Action['do'];
 
 /** Every {@link ActionKind}. */
 export const ACTION_KINDS: readonly ActionKind[] = Object.freeze([
-  'start', 'stop', 'crash', 'restart', 'pause', 'keyUnavailable', 'keyRollback', 'storeOutage', 'failures', 'latency', 'flush', 'garbage',
+  'start', 'stop', 'resign', 'crash', 'restart', 'pause', 'keyUnavailable', 'keyRollback', 'storeOutage', 'failures', 'latency', 'flush', 'garbage',
 ] as const);
 
 /**

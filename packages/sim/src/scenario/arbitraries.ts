@@ -40,8 +40,8 @@ const scale = (value: number, of: number): number => Math.round((value * of) / 1
 
 /**
  * Scenarios for fast-check: 1 to `maxNodes` nodes started within 2T of the beginning (one may be
- * an observer), then up to `maxSteps` steps at random times: lifecycle (start, stop, crash,
- * restart, pause), faults (keys unavailable, outages, and with per-node views failures and
+ * an observer), then up to `maxSteps` steps at random times: lifecycle (start, stop, resign,
+ * crash, restart, pause), faults (keys unavailable, outages, and with per-node views failures and
  * latency, possibly limited to one node), data loss and garbage. They shrink toward one node, no
  * step, steps at time 0 and short faults. Every scenario is valid whatever its steps: a step that
  * makes no sense when it comes is skipped.
@@ -111,6 +111,8 @@ function draftArbitrary(maxNodes: number, views: Views, kinds: readonly ActionKi
   const byKind: Record<ActionKind, fc.Arbitrary<Draft['make']>> = {
     start: node.map((i) => (ix) => ({ do: 'start', node: ix(i) })),
     stop: node.map((i) => (ix) => ({ do: 'stop', node: ix(i) })),
+    // Mostly the leader, whoever it is then: a node drawn at random rarely leads.
+    resign: fc.option(node, { freq: 3 }).map((i) => (ix) => (i === null ? { do: 'resign' } : { do: 'resign', node: ix(i) })),
     crash: node.map((i) => (ix) => ({ do: 'crash', node: ix(i) })),
     restart: node.map((i) => (ix) => ({ do: 'restart', node: ix(i) })),
     pause: fc.tuple(node, forT).map(([i, ms]) => (ix, t) => ({ do: 'pause', node: ix(i), forMs: t.intervalMs + scale(ms, t.timeoutMs) })),

@@ -66,6 +66,8 @@ function checkStep(step: Step, field: string): void {
     case 'crash':
     case 'restart':
       return node(step.node, false);
+    case 'resign':
+      return node(step.node, true);
     case 'pause':
       node(step.node, false);
       if (!count(step.forMs)) bad('forMs', step.forMs, 'a non-negative integer');
@@ -113,6 +115,6 @@ function checkStep(step: Step, field: string): void {
       }
       return;
     default:
-      bad('do', (step as { do: unknown }).do, 'one of start, stop, crash, restart, pause, keyUnavailable, keyRollback, storeOutage, failures, latency, flush, garbage');
+      bad('do', (step as { do: unknown }).do, 'one of start, stop, resign, crash, restart, pause, keyUnavailable, keyRollback, storeOutage, failures, latency, flush, garbage');
   }
 }

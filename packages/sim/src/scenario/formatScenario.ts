@@ -23,7 +23,7 @@ export function formatScenario(scenario: Scenario): string {
 
 /** One step as text, without its time: `crash n1`, `storeOutage for 2000 ms`. */
 export function formatStep(step: Step): string {
-  const scope = 'node' in step && step.node !== undefined && step.do !== 'start' && step.do !== 'stop' && step.do !== 'crash' && step.do !== 'restart' && step.do !== 'pause' ? ` @${step.node}` : '';
+  const scope = 'node' in step && step.node !== undefined && step.do !== 'start' && step.do !== 'stop' && step.do !== 'resign' && step.do !== 'crash' && step.do !== 'restart' && step.do !== 'pause' ? ` @${step.node}` : '';
   switch (step.do) {
     case 'start':
       return `start ${step.node}${step.observer ? ' (observer)' : ''}`;
@@ -31,6 +31,8 @@ export function formatStep(step: Step): string {
     case 'crash':
     case 'restart':
       return `${step.do} ${step.node}`;
+    case 'resign':
+      return step.node === undefined ? 'resign (whichever node leads)' : `resign ${step.node}`;
     case 'pause':
       return `pause ${step.node} for ${step.forMs} ms`;
     case 'keyUnavailable':
