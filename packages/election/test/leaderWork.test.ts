@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { parseBroadcast } from '@roster/follower';
+import { formatBroadcast, parseBroadcast } from '@roster/follower';
 import type { KV } from '@roster/kv-adapter';
 import { LeadershipLostError, type LeaderUpdate, type RoleUpdate, type RosterNode } from '../src/index.js';
 import { Cluster, I, T } from './support/harness.js';
@@ -191,6 +191,25 @@ describe('whileLeader()', () => {
     await c.stopAll();
     expect(runs[1]!.signal.aborted).toBe(true);
     expect((runs[1]!.signal.reason as LeadershipLostError).reason).toBe('stopped');
+  });
+
+  it('a leader dethroned by a better leadership aborts its work (dethroned); the new leader runs its own', async () => {
+    const { c, node } = await group(['a', 'b']);
+    const a = node('a');
+    const signals = new Map<string, AbortSignal[]>();
+    for (const n of [a, node('b')]) n.whileLeader((signal) => void signals.set(n.id, [...(signals.get(n.id) ?? []), signal]));
+    await c.clock.advance(0);
+    const era = a.leader!.era;
+    await c.store.inner.set('roster/test/spec/leader 3', formatBroadcast({ era: era + 5, nonce: 3, version: 0, id: 'zed', members: [{ id: 'zed', weight: 1 }] }));
+    await c.until(() => !a.isLeader(), 5 * T, 'dethroned');
+    const first = signals.get('a')![0]!;
+    expect(first.aborted).toBe(true);
+    expect((first.reason as LeadershipLostError).reason).toBe('dethroned');
+    await c.until(() => c.converged(), 20 * T, 'converged');
+    await c.clock.advance(0);
+    const leader = c.leaders()[0]!;
+    expect(signals.get(leader.id)!.at(-1)!.aborted).toBe(false);
+    await c.stopAll();
   });
 
   it('starts on election, not before; the unregister function aborts the run and stops further runs', async () => {
