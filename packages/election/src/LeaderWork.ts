@@ -28,6 +28,8 @@ export class LeaderWork {
   readonly #logger: Logger;
   readonly #node: string;
   readonly #registrations = new Set<Registration>();
+  /** Every run not settled yet, of registered functions or of ones unregistered since. */
+  readonly #unsettled = new Set<Promise<void>>();
   /** The signal of the leadership in progress, if this node leads and its lease holds. */
   #leadership: AbortSignal | undefined;
 
@@ -64,7 +66,7 @@ export class LeaderWork {
    * `timeoutMs` at most (logged): what a goodbye waits for.
    */
   async settle(timeoutMs: number): Promise<void> {
-    const runs = [...this.#registrations].flatMap((r) => (r.running ? [r.running] : []));
+    const runs = [...this.#unsettled];
     if (runs.length === 0) return;
     const started = this.#clock.now();
     let timer: { cancel(): void } | undefined;
@@ -98,10 +100,11 @@ export class LeaderWork {
       )
       .finally(() => {
         // The signal still aborts with the leadership (a run may have left timers on it).
-        if (r.running === settled) r.running = undefined;
+        this.#unsettled.delete(run);
+        if (r.running === run) r.running = undefined;
       });
-    const settled: Promise<void> = run;
-    r.running = settled;
+    this.#unsettled.add(run);
+    r.running = run;
   }
 }
 
