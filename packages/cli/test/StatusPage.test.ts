@@ -1,3 +1,4 @@
+import { createMetricsHandler, createProbeHandler } from '@roster/http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RecentLines, StatusPage, type NodeStatus } from '../src/node/StatusPage.js';
 
@@ -48,8 +49,9 @@ describe('the status page of roster node', () => {
   });
 
   it('answers /healthz and /readyz with 200 or 503 and a JSON reason, and serves /metrics', async () => {
-    const probes = { healthz: () => status.probes.healthz, readyz: () => status.probes.readyz };
-    const metrics = async () => ({ contentType: 'text/plain; version=0.0.4; charset=utf-8', text: 'roster_is_leader 0\n' });
+    const results = { liveness: () => status.probes.healthz, readiness: () => status.probes.readyz };
+    const probes = { healthz: createProbeHandler(results, 'liveness'), readyz: createProbeHandler(results, 'readiness') };
+    const metrics = createMetricsHandler({ contentType: 'text/plain; version=0.0.4; charset=utf-8', metrics: async () => 'roster_is_leader 0\n' });
     page = await StatusPage.listen('127.0.0.1', 0, () => status, { probes, metrics });
     const healthz = await fetch(`${page.url}healthz`);
     expect([healthz.status, await healthz.json()]).toEqual([200, { healthy: true, reason: 'ok' }]);

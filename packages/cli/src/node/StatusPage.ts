@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { renderDashboard } from './dashboardHtml.js';
 import type { EventStream } from './EventStream.js';
-import type { ProbeResult } from './probes.js';
+import type { HttpHandler, ProbeResult } from '@roster/http';
 
 /** What the status page shows of a node (`/status.json` is exactly this). */
 export interface NodeStatus {
@@ -70,10 +70,10 @@ export class RecentLines {
 export interface StatusEndpoints {
   /** `/events`: the node's events as NDJSON, or Server-Sent Events for a browser. */
   readonly events?: EventStream;
-  /** `/metrics`: the Prometheus text and its content type. */
-  readonly metrics?: () => Promise<{ readonly contentType: string; readonly text: string }>;
-  /** `/healthz` (liveness) and `/readyz` (readiness). */
-  readonly probes?: { readonly healthz: () => ProbeResult; readonly readyz: () => ProbeResult };
+  /** `/metrics`: Prometheus text (`@roster/http`'s `createMetricsHandler`). */
+  readonly metrics?: HttpHandler;
+  /** `/healthz` (liveness) and `/readyz` (readiness): `@roster/http`'s `createProbeHandler`. */
+  readonly probes?: { readonly healthz: HttpHandler; readonly readyz: HttpHandler };
 }
 
 /** Most sockets the status page keeps open at once; the next ones are closed at once. */
@@ -134,14 +134,9 @@ function respond(request: IncomingMessage, response: ServerResponse, status: () 
   } else if (path === '/events' && events) {
     events.attach(request, response);
   } else if (path === '/metrics' && metrics) {
-    metrics().then(
-      ({ contentType, text }) => send(response, request, 200, contentType, text),
-      (error: unknown) => send(response, request, 500, 'text/plain; charset=utf-8', `cannot collect the metrics: ${String(error)}\n`),
-    );
+    void metrics(request, response);
   } else if ((path === '/healthz' || path === '/readyz') && probes) {
-    const result = path === '/healthz' ? probes.healthz() : probes.readyz();
-    const body = path === '/healthz' ? { healthy: result.ok, reason: result.reason } : { ready: result.ok, reason: result.reason };
-    send(response, request, result.ok ? 200 : 503, 'application/json; charset=utf-8', `${JSON.stringify(body)}\n`);
+    void (path === '/healthz' ? probes.healthz : probes.readyz)(request, response);
   } else if (path === '/') {
     send(response, request, 200, 'text/html; charset=utf-8', renderDashboard(status()));
   } else {

@@ -9,11 +9,20 @@ import { commandLoggers } from '../internal/commandLogger.js';
 import type { LogFormat } from '../internal/logFormat.js';
 import { StopRequest } from '../internal/StopRequest.js';
 import { StoreRoundTrip } from '../internal/StoreRoundTrip.js';
-import { InstrumentedKV, type StoreHealth } from '../metrics/InstrumentedKV.js';
-import { PromRosterMetrics } from '../metrics/PromRosterMetrics.js';
-import { watchNodeMetrics } from '../metrics/watchNodeMetrics.js';
+import {
+  createMetricsHandler,
+  createProbeHandler,
+  InstrumentedKV,
+  liveness,
+  PromRosterMetrics,
+  readiness,
+  watchNodeMetrics,
+  watchProbes,
+  type NodeProbes,
+  type ProbeInput,
+  type StoreHealth,
+} from '@roster/http';
 import { EventStream } from './EventStream.js';
-import { liveness, readiness, type ProbeInput } from './probes.js';
 import { formatHumanEvent, formatJsonEvent, toNodeEvent, type NodeEvent } from './nodeEvents.js';
 import { resignOnSignal } from './resignOnSignal.js';
 import { RecentLines, StatusPage, type NodeStatus } from './StatusPage.js';
@@ -84,14 +93,10 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
   const config = checkConfig(options);
   const target = redactStoreUrl(options.store);
   let node: RosterNode | undefined;
-  let store: InstrumentedKV | undefined;
   const roundTrip = new StoreRoundTrip(realClock);
-  /** Since when this node, a leader whose lease lapsed, re-validates it (from its role updates). */
-  let lapsedSince: number | undefined;
-  const probeInput = (): ProbeInput => {
-    const input = probeState(config, node, store?.health);
-    return { ...input, lapsedSince: input.role === 'candidate' ? lapsedSince : undefined };
-  };
+  /** The node's probes, once it exists; until then it is connecting. */
+  let probes: NodeProbes | undefined;
+  const probeInput = (): ProbeInput => probes?.input() ?? connecting(config);
   const status = (): NodeStatus => nodeStatus(options, config, target, node, recent, probeInput(), roundTrip.ms);
 
   const stop = new StopRequest(
@@ -118,7 +123,7 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       ...(options.tls && { tls: options.tls }),
     });
     if (kv === undefined) return ExitCode.ok; // stopped while connecting
-    store = new InstrumentedKV(roundTrip.wrap(kv), { clock: realClock, deadlineMs: config.operationTimeoutMs, ...(metrics && { metrics }) });
+    const store = new InstrumentedKV(roundTrip.wrap(kv), { clock: realClock, deadlineMs: config.operationTimeoutMs, ...(metrics && { metrics }) });
     try {
       node = createNode({
         kv: store,
@@ -135,7 +140,9 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
     }
     const self = node;
     const print = printer(io, options.json ?? false, recent, events, status);
-    const unwatchMetrics = metrics ? watchNodeMetrics(self, metrics, realClock, config.intervalMs) : () => {};
+    const selfProbes = watchProbes(self, { store, clock: realClock, intervalMs: config.intervalMs, timeoutMs: config.timeoutMs });
+    probes = selfProbes;
+    const unwatchMetrics = metrics ? watchNodeMetrics(self, metrics, { clock: realClock, intervalMs: config.intervalMs }) : () => {};
     // The live page's figures (latency, store health) move without events: send them every interval.
     const tick = (): void => {
       if (events && events.sseClients > 0) events.publishStatus(status());
@@ -143,7 +150,6 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
     };
     if (events) tick();
     const unwatch = self.watch((update) => {
-      if (update.type === 'role') lapsedSince = update.role === 'candidate' && update.previous === 'leader' ? realClock.now() : undefined;
       const event = toNodeEvent(self.id, update, Date.now());
       if (event) print(event);
       if (update.type === 'goodbye') log.info({ leader: update.leader.id }, 'the leader said goodbye');
@@ -163,6 +169,7 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       print({ ts: Date.now(), id: self.id, event: 'stopped' });
       unwatch();
       unwatchMetrics();
+      selfProbes.stop();
       await kv.close();
       log.info({ id: self.id }, 'node stopped');
       return ExitCode.ok;
@@ -181,14 +188,15 @@ async function serveStatus(
   status: () => NodeStatus,
   events: EventStream,
   metrics: PromRosterMetrics | undefined,
-  probes: () => ProbeInput,
+  probeInput: () => ProbeInput,
 ): Promise<StatusPage> {
   const host = options.statusHost ?? '127.0.0.1';
+  const probes = { liveness: () => liveness(probeInput()), readiness: () => readiness(probeInput()) };
   try {
     return await StatusPage.listen(host, options.statusPort!, status, {
       events,
-      ...(metrics && { metrics: async () => ({ contentType: metrics.registry.contentType, text: await metrics.registry.metrics() }) }),
-      probes: { healthz: () => liveness(probes()), readyz: () => readiness(probes()) },
+      ...(metrics && { metrics: createMetricsHandler(metrics.registry) }),
+      probes: { healthz: createProbeHandler(probes, 'liveness'), readyz: createProbeHandler(probes, 'readiness') },
     });
   } catch (error) {
     const reason = (error as { code?: string }).code === 'EADDRINUSE' ? 'the port is in use' : error instanceof Error ? error.message : String(error);
@@ -198,15 +206,15 @@ async function serveStatus(
 
 const NO_STORE_YET: StoreHealth = { lastStartedAt: undefined, lastSuccessAt: undefined, lastErrorAt: undefined, lastError: undefined, inFlight: 0 };
 
-/** What the probes look at now. */
-function probeState(config: NodeSettings, node: RosterNode | undefined, store: StoreHealth | undefined): ProbeInput {
+/** What the probes look at while the store is not reached yet (there is no node). */
+function connecting(config: NodeSettings): ProbeInput {
   return {
-    state: node?.state ?? 'connecting',
-    role: node?.role,
-    isLeader: node?.isLeader() ?? false,
-    leader: node?.leader?.id,
-    listed: node?.members.list.some((m) => m.id === node.id) ?? false,
-    store: store ?? NO_STORE_YET,
+    state: 'connecting',
+    role: undefined,
+    isLeader: false,
+    leader: undefined,
+    listed: false,
+    store: NO_STORE_YET,
     now: realClock.now(),
     timeoutMs: config.timeoutMs,
     intervalMs: config.intervalMs,

@@ -14,27 +14,39 @@ export const MAX_MEMBER_SERIES = 100;
 
 /** Options of {@link PromRosterMetrics}. */
 export interface PromRosterMetricsOptions {
-  /** The registry to register the metrics in. @defaultValue a new `Registry` */
+  /**
+   * The registry to register the metrics in: the service's own `Registry`, or prom-client's global
+   * `register`. One `PromRosterMetrics` per registry (prom-client refuses a second metric of the
+   * same name). @defaultValue a new `Registry` of its own (see {@link PromRosterMetrics.registry}):
+   * nothing global, so several nodes in one process never collide
+   */
   readonly registry?: Registry;
-  /** Labels added to every metric, e.g. `{ node: 'a' }`. @defaultValue none */
+  /**
+   * Labels for every metric, e.g. `{ node: 'a' }`. They become the registry's default labels, so
+   * on a registry shared with the service they label the service's metrics too: give them only
+   * with a registry of Roster's own. @defaultValue none
+   */
   readonly labels?: Readonly<Record<string, string>>;
 }
 
 /**
  * {@link RosterMetrics} as Prometheus metrics through prom-client, every name prefixed `roster_`
- * (see docs/cli.md for the list). Register them in a service's own registry with
- * `new PromRosterMetrics({ registry })`; two instances cannot share one registry.
+ * (the list is in the package README). Register them in a service's own registry with
+ * `new PromRosterMetrics({ registry })`, or in prom-client's global one with
+ * `{ registry: register }`; without `registry`, they get a registry of their own, `.registry`.
+ * Two instances cannot share one registry.
  *
  * @example
  * ```ts
- * import { register } from 'prom-client';
- * const metrics = new PromRosterMetrics({ registry: register });
+ * import { Registry } from 'prom-client';
+ * const registry = new Registry(); // the service's, with its own metrics
+ * const metrics = new PromRosterMetrics({ registry });
  * metrics.role('leader');
- * console.log(await register.metrics()); // … roster_is_leader 1 …
+ * console.log(await registry.metrics()); // … roster_is_leader 1 …
  * ```
  */
 export class PromRosterMetrics implements RosterMetrics {
-  /** The registry the metrics are in: serve `registry.metrics()` with `registry.contentType`. */
+  /** The registry the metrics are in: serve it with `createMetricsHandler(metrics.registry)`. */
   readonly registry: Registry;
   readonly #role: Gauge;
   readonly #isLeader: Gauge;

@@ -2,7 +2,10 @@ import type { StoreHealth } from '../metrics/InstrumentedKV.js';
 
 /** What the probes look at: the node's state now, as its public API reports it. */
 export interface ProbeInput {
-  /** `"connecting"` until the node exists, then the node's lifecycle state. */
+  /**
+   * The node's lifecycle state (`node.state`: `idle`, `running`, `stopping`, `stopped`), or
+   * `"connecting"` for a program that has no node yet (it is still connecting to the store).
+   */
   readonly state: string;
   readonly role: string | undefined;
   /** `node.isLeader()`: leads and published within the renew deadline. */
@@ -37,10 +40,12 @@ export interface ProbeResult {
  * a tolerance; a lease lost to a store outage is re-validated when the store returns, so the
  * outage alone never fails this probe), or when it has started no store
  * operation for T (its loops stalled; a node whose store is down still tries every interval, so
- * an outage of the store alone never fails this probe). Healthy while it connects.
+ * an outage of the store alone never fails this probe). Healthy while it connects and before it
+ * starts.
  */
 export function liveness(p: ProbeInput): ProbeResult {
   if (p.state === 'connecting') return { ok: true, reason: 'connecting to the store' };
+  if (p.state === 'idle') return { ok: true, reason: 'the node has not started yet' };
   if (p.state !== 'running') return { ok: false, reason: `the node is ${p.state}` };
   const answering = p.store.lastSuccessAt !== undefined && p.now - p.store.lastSuccessAt <= p.intervalMs;
   if (!p.isLeader && p.lapsedSince !== undefined && p.now - p.lapsedSince > p.timeoutMs && answering) {
@@ -54,13 +59,16 @@ export function liveness(p: ProbeInput): ProbeResult {
   return { ok: true, reason: 'ok' };
 }
 
+/** Why a node that does not run is not ready, where "the node is <state>" would not say it. */
+const NOT_RUNNING: Readonly<Record<string, string>> = { connecting: 'connecting to the store', idle: 'the node has not started yet' };
+
 /**
  * `/readyz`, readiness: the node reaches the store (an operation succeeded within the last T),
  * knows a leader, and is a member (listed by the leader) or the leader itself (an observer, which
  * is never listed, only needs the first two).
  */
 export function readiness(p: ProbeInput): ProbeResult {
-  if (p.state !== 'running') return { ok: false, reason: p.state === 'connecting' ? 'connecting to the store' : `the node is ${p.state}` };
+  if (p.state !== 'running') return { ok: false, reason: NOT_RUNNING[p.state] ?? `the node is ${p.state}` };
   const success = p.store.lastSuccessAt;
   if (success === undefined || p.now - success > p.timeoutMs) {
     const last = p.store.lastError ? `: ${p.store.lastError.kind}: ${p.store.lastError.message}` : '';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { liveness, readiness, type ProbeInput } from '../src/node/probes.js';
+import { liveness, readiness, type ProbeInput } from '../src/probes/probes.js';
 
 /** A follower listed by leader `b`, whose store answered 100 ms ago (T = 1000, I = 200). */
 const follower: ProbeInput = {
@@ -18,6 +18,10 @@ describe('/healthz', () => {
   it('is healthy while the node runs, and while it connects', () => {
     expect(liveness(follower)).toEqual({ ok: true, reason: 'ok' });
     expect(liveness({ ...follower, state: 'connecting', role: undefined }).ok).toBe(true);
+  });
+
+  it('is healthy before the node starts', () => {
+    expect(liveness({ ...follower, state: 'idle', role: 'follower', leader: undefined })).toEqual({ ok: true, reason: 'the node has not started yet' });
   });
 
   it('is unhealthy once the node stops', () => {
@@ -66,8 +70,9 @@ describe('/readyz', () => {
     expect(readiness({ ...follower, role: 'observer', listed: false }).ok).toBe(true);
   });
 
-  it('is not ready while connecting or once stopped', () => {
+  it('is not ready while connecting, before the start, or once stopped', () => {
     expect(readiness({ ...follower, state: 'connecting' }).reason).toBe('connecting to the store');
+    expect(readiness({ ...follower, state: 'idle' }).reason).toBe('the node has not started yet');
     expect(readiness({ ...follower, state: 'stopped' }).reason).toBe('the node is stopped');
   });
 });

@@ -24,9 +24,10 @@ export type KeyKind = 'leader' | 'join' | 'era' | 'id' | 'other';
 export type ElectionOutcome = 'won' | 'lost';
 
 /**
- * The metrics seam: what a Roster node reports, as calls a recorder can count. The CLI feeds it
- * from the node's public API and an instrumenting store ({@link InstrumentedKV}); a service passes
- * its own implementation, or {@link PromRosterMetrics} on its own prom-client registry. Every
+ * The metrics seam: what a Roster node reports, as calls a recorder can count. It is fed from
+ * outside the node: by `watchNodeMetrics` from the node's public API, and by an `InstrumentedKV`
+ * around the node's store. {@link PromRosterMetrics} implements it on a prom-client registry;
+ * another metrics system implements it itself (no Prometheus dependency in the seam). Every
  * method must return quickly and never throw. {@link noopMetrics} records nothing.
  */
 export interface RosterMetrics {
