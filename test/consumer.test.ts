@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The published packages as a stranger gets them: every public package of packages/ is packed by
 // plain `npm pack` (which runs its `prepack` build), the tarballs are installed by `npm install`
 // into a fresh project under the system temp directory, outside this workspace, and that project
-// then elects a leader through `import` and through `require()`, typechecks a strict TypeScript
-// consumer under moduleResolution node16, nodenext and bundler, and runs the `roster` bin.
+// then elects a leader through `import` and through `require()` (with @roster/http's metrics and
+// probes served on a node:http server), typechecks a strict TypeScript consumer under
+// moduleResolution node16, nodenext and bundler, and runs the `roster` bin.
 //
 // Why plain npm: a package.json that only pnpm can publish (a `workspace:` range that only
 // `pnpm pack` rewrites) breaks the day someone runs `npm publish`. The packages depend on each
@@ -150,7 +151,9 @@ afterAll(() => {
 describe('the published packages, installed by npm outside the workspace', () => {
   it('every public package is packed', () => {
     const names = packed.map((p) => p.pkg.name);
-    expect(names).toEqual(expect.arrayContaining(['@roster/kv-adapter', '@roster/follower', '@roster/election', '@roster/cluster', '@roster/primary', '@roster/client', '@roster/cli']));
+    expect(names).toEqual(
+      expect.arrayContaining(['@roster/kv-adapter', '@roster/follower', '@roster/election', '@roster/cluster', '@roster/primary', '@roster/client', '@roster/http', '@roster/cli']),
+    );
     expect(names).not.toContain('@roster/sim');
     expect(names).not.toContain('@roster/bench');
   });
@@ -214,24 +217,49 @@ describe('the published packages, installed by npm outside the workspace', () =>
       }
     };
     visit(join(consumer, 'node_modules'));
-    expect(seen).toEqual(expect.arrayContaining(['election', 'cli', 'ioredis', 'prom-client', 'tinypool']));
+    expect(seen).toEqual(expect.arrayContaining(['election', 'http', 'cli', 'ioredis', 'prom-client', 'tinypool']));
     expect(withScripts).toEqual([]);
     expect(existsSync(join(consumer, 'node_modules', 'redis-memory-server'))).toBe(false);
   });
 
-  /** Three nodes on one MemoryKV elect a leader and agree on it; prints it as JSON. */
+  /**
+   * Three nodes on one MemoryKV elect a leader and agree on it; node `a`'s metrics (in a
+   * prom-client registry) and probes are served by @roster/http's handlers on a node:http server
+   * and read back; prints it all as JSON.
+   */
   const electionBody = `
-const kv = new MemoryKV();
+const registry = new Registry();
+const metrics = new PromRosterMetrics({ registry });
+const kv = new InstrumentedKV(new MemoryKV(), { metrics });
 const nodes = ['a', 'b', 'c'].map((id) => createNode({ kv, cluster: 'consumer', env: 'test', id, intervalMs: 50, timeoutMs: 250 }));
+const unwatch = watchNodeMetrics(nodes[0], metrics, { intervalMs: 50 });
+const probes = watchProbes(nodes[0], { store: kv, intervalMs: 50, timeoutMs: 250 });
+const routes = { '/metrics': createMetricsHandler(registry), '/readyz': createProbeHandler(probes, 'readiness') };
+const server = createServer((req, res) => void routes[req.url](req, res));
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const base = 'http://127.0.0.1:' + server.address().port;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 await Promise.all(nodes.map((n) => n.start()));
 const deadline = Date.now() + 10_000;
 let leader;
-while (!(leader = nodes.find((n) => n.isLeader())) || !nodes.every((n) => n.leader?.id === leader.leader?.id)) {
-  if (Date.now() > deadline) throw new Error('no agreed leader within 10 s: ' + nodes.map((n) => n.role + '/' + n.leader?.id).join(' '));
+while (!(leader = nodes.find((n) => n.isLeader())) || !nodes.every((n) => n.leader?.id === leader.leader?.id) || !probes.readiness().ok) {
+  if (Date.now() > deadline) throw new Error('no agreed leader within 10 s: ' + nodes.map((n) => n.role + '/' + n.leader?.id).join(' ') + ' ' + probes.readiness().reason);
   await sleep(20);
 }
-const result = { leader: leader.leader.id, token: String(leader.leader.token), followed: nodes.map((n) => n.leader?.id), clock: typeof new VirtualClock().now() };
+const readyz = await fetch(base + '/readyz');
+const scrape = await (await fetch(base + '/metrics')).text();
+const result = {
+  leader: leader.leader.id,
+  token: String(leader.leader.token),
+  followed: nodes.map((n) => n.leader?.id),
+  clock: typeof new VirtualClock().now(),
+  readyz: [readyz.status, await readyz.json()],
+  metrics: scrape.split('\\n').filter((line) => /^roster_(is_leader|members) /.test(line)),
+  aLeads: nodes[0].isLeader(),
+};
+unwatch();
+probes.stop();
+server.close();
 await Promise.all(nodes.map((n) => n.stop()));
 await kv.close();
 console.log(JSON.stringify(result));
@@ -243,11 +271,14 @@ console.log(JSON.stringify(result));
 
   function expectElected(stdout: string): void {
     const last = stdout.trim().split('\n').at(-1)!;
-    const result = JSON.parse(last) as { leader: string; token: string; followed: string[]; clock: string };
+    const result = JSON.parse(last) as { leader: string; token: string; followed: string[]; clock: string; readyz: unknown; metrics: string[]; aLeads: boolean };
     expect(['a', 'b', 'c']).toContain(result.leader);
     expect(result.followed).toEqual([result.leader, result.leader, result.leader]);
     expect(BigInt(result.token)).toBeGreaterThan(0n);
     expect(result.clock).toBe('number');
+    expect(result.readyz).toEqual([200, { ready: true, reason: 'ok' }]);
+    expect(result.metrics).toContain(`roster_is_leader ${result.aLeads ? 1 : 0}`);
+    expect(result.metrics.some((line) => /^roster_members [1-3]$/.test(line))).toBe(true);
   }
 
   it('an ES module imports every entry point and elects a leader on MemoryKV', async () => {
@@ -255,6 +286,9 @@ console.log(JSON.stringify(result));
       `import { createNode } from '@roster/election';`,
       `import { MemoryKV } from '@roster/kv-adapter';`,
       `import { VirtualClock } from '@roster/kv-adapter/testing';`,
+      `import { InstrumentedKV, PromRosterMetrics, createMetricsHandler, createProbeHandler, watchNodeMetrics, watchProbes } from '@roster/http';`,
+      `import { Registry } from 'prom-client';`,
+      `import { createServer } from 'node:http';`,
       `for (const name of ${JSON.stringify(entryPoints())}) if (Object.keys(await import(name)).length === 0) throw new Error(name + ' exports nothing');`,
       electionBody,
     ].join('\n');
@@ -267,6 +301,9 @@ console.log(JSON.stringify(result));
       `const { createNode } = require('@roster/election');`,
       `const { MemoryKV } = require('@roster/kv-adapter');`,
       `const { VirtualClock } = require('@roster/kv-adapter/testing');`,
+      `const { InstrumentedKV, PromRosterMetrics, createMetricsHandler, createProbeHandler, watchNodeMetrics, watchProbes } = require('@roster/http');`,
+      `const { Registry } = require('prom-client');`,
+      `const { createServer } = require('node:http');`,
       `for (const name of ${JSON.stringify(entryPoints())}) if (Object.keys(require(name)).length === 0) throw new Error(name + ' exports nothing');`,
       `(async () => {${electionBody}})().catch((error) => { console.error(error); process.exit(1); });`,
     ].join('\n');
@@ -285,6 +322,8 @@ import { createNode, type RosterNode } from '@roster/election';
 import { MemoryKV, type KV } from '@roster/kv-adapter';
 import { VirtualClock } from '@roster/kv-adapter/testing';
 import { runCli, type CliIO } from '@roster/cli';
+import { InstrumentedKV, PromRosterMetrics, createMetricsHandler, createProbeHandler, watchProbes, type HttpHandler, type ProbeResult, type RosterMetrics } from '@roster/http';
+import { Registry } from 'prom-client';
 
 export const entries: readonly object[] = [${entryPoints().map((_, i) => `entry${i}`).join(', ')}];
 const kv: KV = new MemoryKV();
@@ -297,6 +336,15 @@ export const now: number = new VirtualClock().now();
 // @ts-expect-error intervalMs is a number: the types are real, not any
 createNode({ kv, cluster: 'consumer', env: 'test', intervalMs: '50' });
 export const cli: (args: readonly string[], io: CliIO) => Promise<number> = runCli;
+// @roster/http on the service's own prom-client registry (prom-client, its peer dependency).
+const registry = new Registry();
+export const metrics: RosterMetrics = new PromRosterMetrics({ registry });
+const store = new InstrumentedKV(kv, { metrics });
+const probes = watchProbes(node, { store, intervalMs: 50, timeoutMs: 250 });
+export const ready: ProbeResult = probes.readiness();
+export const handlers: readonly HttpHandler[] = [createProbeHandler(probes, 'liveness'), createMetricsHandler(registry)];
+// @ts-expect-error a probe is liveness or readiness
+createProbeHandler(probes, 'startup');
 `,
     );
     // A CommonJS consumer: TypeScript 5.8+ types require() of an ES module under nodenext.
@@ -304,7 +352,9 @@ export const cli: (args: readonly string[], io: CliIO) => Promise<number> = runC
       join(consumer, 'consumer-require.cts'),
       `import election = require('@roster/election');
 import kvAdapter = require('@roster/kv-adapter');
+import http = require('@roster/http');
 export const node: election.RosterNode = election.createNode({ kv: new kvAdapter.MemoryKV(), cluster: 'consumer', env: 'test' });
+export const probes: http.NodeProbes = http.watchProbes(node, { store: new http.InstrumentedKV(new kvAdapter.MemoryKV()) });
 `,
     );
     const strict = {
