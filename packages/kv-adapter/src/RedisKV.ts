@@ -40,7 +40,10 @@ export interface RedisKVOptions extends KVLimits {
    * - `rediss://…`: the same over TLS;
    * - `host:port,host:port,…` or `redis://host:port,redis://host:port,…`: seed nodes of a
    *   Redis Cluster (the servers should run with `cluster-require-full-coverage no`, or one dead
-   *   shard takes every key down).
+   *   shard takes every key down);
+   * - `redis+sentinel://[user:pass@]host:port[,host:port…]/MASTER_NAME[/db]`: the master of a
+   *   Redis Sentinel deployment, asked of the sentinels at every reconnection and followed through
+   *   failovers (`rediss+sentinel://` for TLS to the sentinels and the master).
    */
   readonly url?: string;
   /**
@@ -54,6 +57,10 @@ export interface RedisKVOptions extends KVLimits {
   readonly username?: string;
   /** Password; overrides the URL's. */
   readonly password?: string;
+  /** Sentinel mode: the ACL user of the sentinels (the URL's credentials are the master's). */
+  readonly sentinelUsername?: string;
+  /** Sentinel mode: the password of the sentinels (the URL's credentials are the master's). */
+  readonly sentinelPassword?: string;
   /**
    * TLS: `true` or Node.js TLS options to use TLS, `false` not to; overrides the URL's scheme.
    * @defaultValue true for `rediss://`, false for `redis://`
@@ -90,6 +97,13 @@ export interface RedisKVConnectOptions {
  * `commandTimeoutMs`, and a command in flight when the connection drops fails instead of being
  * resent (so an append is never applied twice by a resend).
  *
+ * **Redis Sentinel.** With a `redis+sentinel://` URL the client asks the sentinels for the master
+ * at every (re)connection, drops its connection when a sentinel announces `+switch-master` or the
+ * master answers `READONLY` (it was demoted), and reconnects to the new master; it logs
+ * `redis: master switched` once per failover. Replication is asynchronous: the last writes
+ * acknowledged by a master that dies may be missing on the replica promoted in its place.
+ * `NOREPLICAS` (the master's `min-replicas-to-write` is not met) is unavailability.
+ *
  * **Errors.** A key whose shard is down (cluster mode: `CLUSTERDOWN`, a lost, refused or timed-out
  * connection to that shard) → `KeyUnavailableError`; the whole store unreachable (a single Redis
  * down, the cluster client not ready) → `StoreUnavailableError`; an error reply such as
@@ -118,8 +132,8 @@ export interface RedisKVConnectOptions {
 export class RedisKV implements KV {
   readonly name = 'RedisKV';
   readonly capabilities: KVCapabilities = Object.freeze({ compareAndSet: true, time: true, comparePrefix: true });
-  /** `"cluster"` on Redis Cluster, `"single"` on one Redis server. */
-  readonly mode: 'single' | 'cluster';
+  /** `"cluster"` on Redis Cluster, `"sentinel"` on a master found through Redis Sentinel, `"single"` on one Redis server. */
+  readonly mode: 'single' | 'cluster' | 'sentinel';
   readonly #client: Redis | Cluster;
   readonly #settings: Settings;
   readonly #detach: (() => void)[] = [];
@@ -130,12 +144,17 @@ export class RedisKV implements KV {
   #wasReady = false;
   #closed = false;
   #closing: Promise<void> | undefined;
+  /** Sentinel mode: the master of the last `ready`, as `host:port`. */
+  #master: string | undefined;
+  /** Sentinel mode: the pending restart of a client that ioredis ended. */
+  #restart: { cancel(): void } | undefined;
+  /** Sentinel mode: whether the current run of restarts was already logged as a warning. */
+  #restartLogged = false;
 
   private constructor(settings: Settings) {
     this.#settings = settings;
     this.#client = settings.client;
-    // `isCluster` rather than `instanceof`, which fails for a client from another copy of ioredis.
-    this.mode = (settings.client as { isCluster?: boolean }).isCluster === true ? 'cluster' : 'single';
+    this.mode = settings.mode;
     if (this.mode === 'cluster') {
       const cluster = settings.client as Cluster;
       this.#health = new ShardHealth({
@@ -171,6 +190,8 @@ export class RedisKV implements KV {
         timeoutMs: settings.connectTimeoutMs,
         clock: settings.clock,
         target: settings.target,
+        // Sentinel mode: a client ioredis ends while it connects is started again (see #listen).
+        endIsFinal: !(settings.owned && settings.mode === 'sentinel'),
         ...(signal && { signal }),
       });
     } catch (error) {
@@ -279,6 +300,7 @@ export class RedisKV implements KV {
 
   async #destroy(): Promise<void> {
     this.#closed = true;
+    this.#restart?.cancel();
     const { client, owned, clock, commandTimeoutMs } = this.#settings;
     if (!owned) {
       for (const detach of this.#detach.splice(0)) detach();
@@ -379,7 +401,9 @@ export class RedisKV implements KV {
     on('ready', () => {
       this.#connected = true;
       this.#wasReady = true;
+      this.#restartLogged = false;
       logger.info({ store: target, mode: this.mode }, 'redis: ready');
+      if (this.mode === 'sentinel') this.#noteMaster();
     });
     on('error', (error: Error) => {
       // Reconnection attempts repeat the same error: only the first after a loss is a warning.
@@ -393,7 +417,9 @@ export class RedisKV implements KV {
     });
     on('reconnecting', (delayMs: number) => logger.debug({ store: target, delayMs }, 'redis: reconnecting'));
     on('end', () => {
-      if (!this.#closed) logger.warn({ store: target }, 'redis: the client gave up reconnecting');
+      if (this.#closed) return;
+      if (this.mode === 'sentinel' && this.#settings.owned) this.#restartEnded();
+      else logger.warn({ store: target }, 'redis: the client gave up reconnecting');
     });
     if (this.mode === 'cluster') {
       on('node error', (error: Error, node: string) => {
@@ -404,6 +430,40 @@ export class RedisKV implements KV {
       on('-node', (_redis: Redis, node: string) => logger.debug({ store: target, node }, 'redis: cluster node removed'));
       on('+node', (_redis: Redis, node: string) => logger.debug({ store: target, node }, 'redis: cluster node added'));
     }
+  }
+
+  /**
+   * Sentinel mode: logs `redis: master switched` when a `ready` finds another master than the
+   * last one (once per failover: the operations in between fail, they do not log).
+   */
+  #noteMaster(): void {
+    const stream = (this.#client as unknown as { stream?: { remoteAddress?: string; remotePort?: number } }).stream;
+    if (stream?.remoteAddress === undefined) return;
+    const master = `${stream.remoteAddress}:${stream.remotePort}`;
+    if (this.#master !== undefined && this.#master !== master) {
+      this.#settings.logger.warn({ store: this.#settings.target, from: this.#master, to: master }, 'redis: master switched');
+    }
+    this.#master = master;
+  }
+
+  /**
+   * Sentinel mode: ioredis ends a client for good when its Sentinel connector rejects, which
+   * happens when a failover is announced (`+switch-master`) while the connector is asking a
+   * sentinel for the master. Nothing would ever connect it again, so RedisKV starts it again
+   * after a short delay; the sentinels then name the new master.
+   */
+  #restartEnded(): void {
+    const { client, clock, logger, target, commandTimeoutMs } = this.#settings;
+    const level = this.#restartLogged ? 'debug' : 'warn';
+    this.#restartLogged = true;
+    logger[level]({ store: target }, 'redis: the client ended while a failover was announced; connecting again');
+    this.#restart?.cancel();
+    this.#restart = clock.setTimer(() => {
+      this.#restart = undefined;
+      if (this.#closed || client.status !== 'end') return;
+      // A rejection ends the client again, and 'end' brings us back here.
+      client.connect().catch(() => {});
+    }, Math.min(100, commandTimeoutMs));
   }
 }
 

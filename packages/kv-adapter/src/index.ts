@@ -69,6 +69,7 @@ export {
   type ParsedStoreUrl,
   type ParsedSingleStoreUrl,
   type ParsedClusterStoreUrl,
+  type ParsedSentinelStoreUrl,
   type StoreAddress,
 } from './redis/parseStoreUrl.js';
 export { connectStore, checkStoreUrl, type ConnectStoreOptions, type CheckedStoreUrl } from './connectStore.js';

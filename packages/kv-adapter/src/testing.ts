@@ -11,6 +11,8 @@
  * - {@link LocalRedisCluster}: a real Redis Cluster of local `redis-server` processes whose
  *   shards can be killed, paused and restarted; with the small helpers it is built on
  *   ({@link freeLoopbackPort}, {@link redisCommand}, {@link waitFor}).
+ * - {@link LocalRedisSentinel}: a master, its replicas and three sentinels of local processes,
+ *   whose master can be killed and failed over.
  *
  * @example
  * ```ts
@@ -48,6 +50,12 @@ export { type KeySelector } from './faults/keys.js';
 export { type OperationRecord, formatOperation } from './faults/OperationLog.js';
 export { SeededRandom } from './faults/random.js';
 export { LocalRedisCluster, type LocalRedisClusterOptions, type LocalRedisShard } from './testing/localRedis/LocalRedisCluster.js';
+export {
+  LocalRedisSentinel,
+  type LocalRedisSentinelOptions,
+  type LocalRedisNode,
+  type LocalRedisFailover,
+} from './testing/LocalRedisSentinel.js';
 export { LOOPBACK_HOST, freeLoopbackPort, type FreeLoopbackPortOptions } from './testing/localRedis/loopback.js';
 export { redisCommand, type RedisCommandOptions } from './testing/localRedis/redisCommand.js';
 export { waitFor, type WaitForOptions } from './testing/localRedis/waitFor.js';

@@ -44,12 +44,13 @@ describe('the public API of @roster/kv-adapter', () => {
     ]);
   });
 
-  it('the testing entry exports exactly the test doubles and the local Redis Cluster', async () => {
+  it('the testing entry exports exactly the test doubles, the local Redis Cluster and the local Sentinel deployment', async () => {
     expect(Object.keys(await import('../src/testing.js')).sort()).toEqual([
       'FaultInjector',
       'FaultyKV',
       'LOOPBACK_HOST',
       'LocalRedisCluster',
+      'LocalRedisSentinel',
       'MemoryLogger',
       'SeededRandom',
       'VirtualClock',

@@ -1,4 +1,4 @@
-import { StandaloneConnector } from 'ioredis/built/connectors/index.js';
+import { SentinelConnector, StandaloneConnector } from 'ioredis/built/connectors/index.js';
 
 type Options = ConstructorParameters<typeof StandaloneConnector>[0];
 
@@ -41,4 +41,23 @@ export function reportingConnector(listener: SocketErrorListener): typeof SafeCo
   return class ReportingConnector extends SafeConnector {
     protected override readonly onSocketError = listener;
   };
+}
+
+type SentinelOptions = ConstructorParameters<typeof SentinelConnector>[0];
+
+/**
+ * ioredis' Sentinel connector (ask the sentinels for the master, connect to it, watch
+ * `+switch-master`) with {@link SafeConnector}'s one change: the master's socket keeps an `error`
+ * listener for its whole life.
+ */
+export class SafeSentinelConnector extends SentinelConnector {
+  constructor(options: unknown) {
+    super(options as SentinelOptions);
+  }
+
+  override async connect(...args: Parameters<SentinelConnector['connect']>): Promise<Stream> {
+    const stream = await super.connect(...args);
+    stream.on('error', () => {});
+    return stream;
+  }
 }

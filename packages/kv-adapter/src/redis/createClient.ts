@@ -2,7 +2,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { ParsedStoreUrl } from './parseStoreUrl.js';
 import { accessDenied } from './accessDenied.js';
-import { reportingConnector, SafeConnector } from './SafeConnector.js';
+import { reportingConnector, SafeConnector, SafeSentinelConnector } from './SafeConnector.js';
 
 /** What {@link createClient} needs beyond the parsed URL. */
 export interface ClientSettings {
@@ -11,6 +11,10 @@ export interface ClientSettings {
   readonly tls: ConnectionOptions | undefined;
   readonly connectTimeoutMs: number;
   readonly commandTimeoutMs: number;
+  /** Sentinel mode: the sentinels' own ACL user. */
+  readonly sentinelUsername?: string | undefined;
+  /** Sentinel mode: the sentinels' own password. */
+  readonly sentinelPassword?: string | undefined;
 }
 
 /**
@@ -46,7 +50,12 @@ function reconnectDelay(capMs: number): (times: number) => number {
  *   cluster mode): one round trip and one write syscall instead of one each;
  * - in cluster mode, lowered `maxRedirections` and retry delays so a dead shard fails its keys fast,
  *   and a node's socket that refuses access (TLS verification, a refused client certificate) is
- *   reported as a `node error` event, which ioredis' slot refresh would hide.
+ *   reported as a `node error` event, which ioredis' slot refresh would hide;
+ * - in Sentinel mode, ioredis' own Sentinel support: the master is asked of the sentinels at every
+ *   (re)connection and checked with `INFO` (`role: 'master'`), a `+switch-master` announced by any
+ *   sentinel drops the connection so the next one finds the new master (`failoverDetector`), and a
+ *   `READONLY` reply (the master we talk to was demoted) drops it too (`reconnectOnError`, without
+ *   resending the command: it fails, as every command in flight does).
  */
 export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): Redis | Cluster {
   const common: RedisOptions = {
@@ -60,6 +69,31 @@ export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): 
     enableAutoPipelining: true,
     Connector: SafeConnector,
   };
+  if (parsed.mode === 'sentinel') {
+    const retryStrategy = reconnectDelay(Math.min(settings.commandTimeoutMs, 1000));
+    return new Redis({
+      ...common,
+      Connector: SafeSentinelConnector,
+      sentinels: parsed.sentinels.map(({ host, port }) => ({ host, port })),
+      name: parsed.name,
+      role: 'master',
+      db: parsed.db,
+      ...(settings.sentinelUsername !== undefined && { sentinelUsername: settings.sentinelUsername }),
+      ...(settings.sentinelPassword !== undefined && { sentinelPassword: settings.sentinelPassword }),
+      ...(settings.tls !== undefined && { enableTLSForSentinelMode: true, sentinelTLS: settings.tls }),
+      sentinelCommandTimeout: settings.commandTimeoutMs,
+      // Every sentinel unreachable: ask them all again after 100 ms, 200 ms, … (capped like the client's own).
+      sentinelRetryStrategy: retryStrategy,
+      // The failover detector's subscriptions: a sentinel lost is tried again after a second.
+      sentinelReconnectStrategy: () => 1000,
+      failoverDetector: true,
+      updateSentinels: true,
+      reconnectOnError: (error) => (/\bREADONLY\b/.test(error.message) ? 1 : false),
+      lazyConnect: true,
+      enableOfflineQueue: true,
+      retryStrategy,
+    });
+  }
   if (parsed.mode === 'single') {
     return new Redis({
       ...common,

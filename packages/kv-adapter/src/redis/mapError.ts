@@ -20,9 +20,10 @@ export interface ErrorContext {
 /**
  * Error replies that mean "cannot serve this now" rather than "refused": the cluster (or this
  * key's slot) is down, a failover or resharding is under way, the dataset is loading, a script is
- * hogging the server, a replica took the write.
+ * hogging the server, a replica took the write (`READONLY`: under Sentinel, a demoted master), the
+ * master has too few replicas in sync to accept a write (`NOREPLICAS`: `min-replicas-to-write`).
  */
-const UNAVAILABLE_REPLIES = new Set(['CLUSTERDOWN', 'TRYAGAIN', 'LOADING', 'MASTERDOWN', 'BUSY', 'READONLY', 'MOVED', 'ASK']);
+const UNAVAILABLE_REPLIES = new Set(['CLUSTERDOWN', 'TRYAGAIN', 'LOADING', 'MASTERDOWN', 'BUSY', 'READONLY', 'NOREPLICAS', 'MOVED', 'ASK']);
 
 /**
  * Maps an ioredis failure to Roster's typed errors:
@@ -43,7 +44,7 @@ export function mapRedisError(error: unknown, context: ErrorContext): unknown {
   if (isReplyError(error)) {
     const code = message.split(' ', 1)[0] ?? '';
     if (code === 'NOPERM') return new StoreUnavailableError(`${context.operation}: ${message}`, { cause: error });
-    if (!UNAVAILABLE_REPLIES.has(code)) return new KVRejectedError(`${context.operation}: ${message}`, { cause: error });
+    if (!UNAVAILABLE_REPLIES.has(code) && !fromScript(message)) return new KVRejectedError(`${context.operation}: ${message}`, { cause: error });
   }
   const reason = `${context.operation}: ${message}`;
   if (context.shardScoped && context.key !== undefined) return new KeyUnavailableError(context.key, { cause: error, reason });
@@ -53,4 +54,12 @@ export function mapRedisError(error: unknown, context: ErrorContext): unknown {
 /** True for an error reply from the server (ioredis' `ReplyError`), as opposed to a client-side failure. */
 export function isReplyError(error: unknown): error is Error {
   return error instanceof Error && error.name === 'ReplyError';
+}
+
+/**
+ * True for an availability reply raised inside a Lua script (`ERR … READONLY You can't write
+ * against a read only replica`, `NOREPLICAS` as a script error), which older servers wrap.
+ */
+function fromScript(message: string): boolean {
+  return /\b(READONLY|NOREPLICAS|MASTERDOWN)\b/.test(message) && /script/i.test(message);
 }

@@ -1,4 +1,7 @@
 import { ConfigError } from '../errors.js';
+import { isSentinelUrl, parseSentinelUrl, type ParsedSentinelStoreUrl } from './parseSentinelUrl.js';
+
+export type { ParsedSentinelStoreUrl } from './parseSentinelUrl.js';
 
 /** One server address. */
 export interface StoreAddress {
@@ -33,7 +36,7 @@ export interface ParsedClusterStoreUrl extends ParsedCommon {
 }
 
 /** What {@link parseStoreUrl} returns. */
-export type ParsedStoreUrl = ParsedSingleStoreUrl | ParsedClusterStoreUrl;
+export type ParsedStoreUrl = ParsedSingleStoreUrl | ParsedClusterStoreUrl | ParsedSentinelStoreUrl;
 
 const DEFAULT_PORT = 6379;
 
@@ -53,6 +56,10 @@ interface Entry extends ParsedCommon, StoreAddress {
  *   `redis://a:7000,redis://b:7000`: the seed nodes of a Redis Cluster. Entries must agree on
  *   the scheme and credentials (credentials may be given on one entry only); a cluster has no
  *   `/db` other than 0.
+ * - `redis+sentinel://[user[:pass]@]host[:port][,host[:port]…]/MASTER_NAME[/db]`: the master
+ *   named `MASTER_NAME` of a Redis Sentinel deployment, found by asking the listed sentinels
+ *   (port 26379 by default); the credentials are the master's. `rediss+sentinel://` uses TLS to
+ *   the sentinels and to the master.
  *
  * IPv6 hosts are written in brackets: `redis://[::1]:6379`.
  *
@@ -65,12 +72,15 @@ interface Entry extends ParsedCommon, StoreAddress {
  * // { mode: 'single', host: 'redis.internal', port: 6380, db: 2, username: 'app', password: 's3cret', tls: false }
  * parseStoreUrl('127.0.0.1:7000,127.0.0.1:7001');
  * // { mode: 'cluster', nodes: [{ host: '127.0.0.1', port: 7000 }, { host: '127.0.0.1', port: 7001 }], tls: false }
+ * parseStoreUrl('redis+sentinel://:s3cret@10.0.0.1:26379,10.0.0.2:26379/mymaster');
+ * // { mode: 'sentinel', sentinels: [{ host: '10.0.0.1', port: 26379 }, { host: '10.0.0.2', port: 26379 }], name: 'mymaster', db: 0, tls: false, password: 's3cret' }
  * ```
  */
 export function parseStoreUrl(url: string): ParsedStoreUrl {
   if (typeof url !== 'string' || url.trim() === '') {
     throw new ConfigError('store', url, 'Expected the store URL to be a non-empty string such as `redis://host:6379`');
   }
+  if (isSentinelUrl(url.trim())) return parseSentinelUrl(url.trim(), redactStoreUrl(url));
   return parseList(url.split(',').map((part) => part.trim()), redactStoreUrl(url));
 }
 

@@ -14,6 +14,8 @@ const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
 /** Resolved {@link RedisKVOptions}. */
 export interface Settings {
   readonly client: Redis | Cluster;
+  /** `sentinel` when the client finds its master through Redis Sentinel. */
+  readonly mode: 'single' | 'cluster' | 'sentinel';
   readonly owned: boolean;
   readonly target: string;
   readonly limits: Limits;
@@ -39,15 +41,37 @@ export function resolveSettings(options: RedisKVOptions): Settings {
     throw new ConfigError('url', options.url === undefined ? undefined : redactStoreUrl(options.url), 'Expected exactly one of `url` and `client`');
   }
   if (options.client !== undefined) {
-    for (const field of ['cluster', 'username', 'password', 'tls', 'commandTimeoutMs'] as const) {
+    for (const field of ['cluster', 'username', 'password', 'tls', 'commandTimeoutMs', 'sentinelUsername', 'sentinelPassword'] as const) {
       if (options[field] !== undefined) {
-        throw new ConfigError(field, field === 'password' ? '***' : options[field], `Expected no \`${field}\` with \`client\`: configure the client itself`);
+        throw new ConfigError(field, field.endsWith('assword') ? '***' : options[field], `Expected no \`${field}\` with \`client\`: configure the client itself`);
       }
     }
-    return { ...common, client: options.client, owned: false, target: 'the given ioredis client' };
+    const given = options.client as { isCluster?: boolean; options?: { sentinels?: unknown } };
+    const mode = given.isCluster === true ? 'cluster' : Array.isArray(given.options?.sentinels) ? 'sentinel' : 'single';
+    return { ...common, mode, client: options.client, owned: false, target: 'the given ioredis client' };
   }
 
   const parsed = parseStoreUrl(options.url!);
+  if (parsed.mode === 'sentinel') {
+    if (options.cluster === true) {
+      throw new ConfigError('cluster', true, 'Expected no `cluster` with a `redis+sentinel://` URL: Sentinel manages one master, not a Redis Cluster');
+    }
+    const tlsOption = options.tls ?? parsed.tls;
+    const client = createClient(parsed, {
+      username: options.username ?? parsed.username,
+      password: options.password ?? parsed.password,
+      sentinelUsername: options.sentinelUsername,
+      sentinelPassword: options.sentinelPassword,
+      tls: tlsOption === false ? undefined : tlsOption === true ? {} : tlsOption,
+      connectTimeoutMs,
+      commandTimeoutMs,
+    });
+    return { ...common, mode: 'sentinel', client, owned: true, target: redactStoreUrl(options.url!) };
+  }
+  if (options.sentinelUsername !== undefined || options.sentinelPassword !== undefined) {
+    const field = options.sentinelUsername !== undefined ? 'sentinelUsername' : 'sentinelPassword';
+    throw new ConfigError(field, field === 'sentinelPassword' ? '***' : options.sentinelUsername, `Expected \`${field}\` only with a \`redis+sentinel://\` URL`);
+  }
   const mode = parsed.mode === 'single' && options.cluster === true ? 'cluster' : parsed.mode;
   const nodes = parsed.mode === 'cluster' ? parsed.nodes : [{ host: parsed.host, port: parsed.port }];
   if (mode === 'cluster' && parsed.mode === 'single' && parsed.db !== 0) {
@@ -61,7 +85,7 @@ export function resolveSettings(options: RedisKVOptions): Settings {
     connectTimeoutMs,
     commandTimeoutMs,
   });
-  return { ...common, client, owned: true, target: redactStoreUrl(options.url!) };
+  return { ...common, mode, client, owned: true, target: redactStoreUrl(options.url!) };
 }
 
 function positive(field: string, value: number): number {

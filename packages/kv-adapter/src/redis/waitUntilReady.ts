@@ -10,6 +10,12 @@ export interface WaitUntilReadyOptions {
   readonly clock: Clock;
   /** Names the store in the error, e.g. `"redis://127.0.0.1:6379"`. */
   readonly target: string;
+  /**
+   * Whether the client's `end` fails the wait at once. False when someone starts an ended client
+   * again (RedisKV does in Sentinel mode): the wait then lasts until `ready` or `timeoutMs`.
+   * @defaultValue true
+   */
+  readonly endIsFinal?: boolean;
   readonly signal?: AbortSignal;
 }
 
@@ -60,7 +66,7 @@ export function waitUntilReady(client: Redis | Cluster, options: WaitUntilReadyO
     client.on('error', onError);
     // A Redis Cluster reports its nodes' failures apart (see createClient): a seed refusing access is final too.
     client.on('node error', onError);
-    client.once('end', onEnd);
+    if (options.endIsFinal !== false) client.once('end', onEnd);
     signal?.addEventListener('abort', onAbort, { once: true });
     if (client.status === 'wait') client.connect().catch(onError);
   });

@@ -20,7 +20,8 @@ function track(child: ChildProcess): void {
 /**
  * One `redis-server` process on a fixed port, in a process group of its own (a Ctrl-C meant for
  * the parent does not reach it), that can be started again after it was killed. Internal to
- * {@link LocalRedisCluster}.
+ * {@link LocalRedisCluster} and `LocalRedisSentinel`. With `configFile`, the server reads that file
+ * first (a sentinel needs one it can rewrite).
  */
 export class RedisProcess {
   #child: ChildProcess | undefined;
@@ -30,6 +31,7 @@ export class RedisProcess {
     private readonly binary: string,
     readonly port: number,
     private readonly args: readonly string[],
+    private readonly configFile?: string,
   ) {}
 
   get pid(): number | undefined {
@@ -40,10 +42,14 @@ export class RedisProcess {
     return this.#child !== undefined;
   }
 
-  /** Spawns the server and resolves once it answers PING; kills it and rejects on failure. */
-  async start(timeoutMs = 10_000): Promise<void> {
+  /**
+   * Spawns the server (with `extraArgs` after its own arguments, this run only) and resolves once
+   * it answers PING; kills it and rejects on failure.
+   */
+  async start(timeoutMs = 10_000, extraArgs: readonly string[] = []): Promise<void> {
     if (this.#child) return;
-    const child = spawn(this.binary, ['--port', String(this.port), ...this.args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const argv = [...(this.configFile === undefined ? [] : [this.configFile]), '--port', String(this.port), ...this.args, ...extraArgs];
+    const child = spawn(this.binary, argv, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     this.#child = child;
     this.#output = '';
     track(child);
@@ -57,7 +63,7 @@ export class RedisProcess {
     });
     child.once('exit', (code, signal) => {
       if (this.#child === child) this.#child = undefined;
-      ended.abort(new Error(`redis-server on port ${this.port} exited with ${code ?? signal}:\n${this.#output}`));
+      ended.abort(new Error(`${this.binary} on port ${this.port} exited with ${code ?? signal}:\n${this.#output}`));
     });
     try {
       await waitFor(async () => (await redisCommand(this.port, ['PING'], { timeoutMs: 500 })) === 'PONG', {
