@@ -29,7 +29,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { LOOPBACK_HOST, LocalRedisCluster, redisCommand, type LocalRedisShard } from '@roster/kv-adapter/testing';
+import { LOOPBACK_HOST, LocalRedisCluster, LocalRedisSentinel, redisCommand, type LocalRedisSentinelOptions, type LocalRedisShard } from '@roster/kv-adapter/testing';
 import { RedisMemoryServer } from 'redis-memory-server';
 
 /** The loopback address every test server binds to. */
@@ -271,4 +271,18 @@ export async function startRedisCluster(n = 3, options: StartRedisClusterOptions
     nodeFor: async (key) => nodeOf.get(await cluster.shardFor(key))!,
     stop: () => cluster.stop(),
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Redis Sentinel
+
+/**
+ * A Redis Sentinel deployment for tests: kv-adapter's `LocalRedisSentinel` (a master, 2 replicas,
+ * 3 sentinels, `down-after-milliseconds` 1000) on the same `redis-server` binary, which runs the
+ * sentinels too (`--sentinel`: Debian's `redis-sentinel` is that binary). Stop it in `afterAll`.
+ */
+export async function startRedisSentinel(options: Omit<LocalRedisSentinelOptions, 'binary'> = {}): Promise<LocalRedisSentinel> {
+  const binary = redisServerBinary();
+  if (!binary) throw new Error('startRedisSentinel: needs redis-server (apt-get install redis-server redis-sentinel, or set ROSTER_REDIS_SERVER)');
+  return LocalRedisSentinel.start({ binary, ...options });
 }

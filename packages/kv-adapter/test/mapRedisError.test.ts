@@ -24,6 +24,9 @@ describe('mapRedisError', () => {
     for (const cause of [
       reply('CLUSTERDOWN The cluster is down'),
       reply('LOADING Redis is loading the dataset in memory'),
+      reply("READONLY You can't write against a read only replica."),
+      reply('NOREPLICAS Not enough good replicas to write.'),
+      reply("ERR Error running script (call to f_0123): @user_script:1: READONLY You can't write against a read only replica. script: 0123"),
       new Error('Connection is closed.'),
       new Error('Command timed out'),
       new Error('Too many Cluster redirections. Last error: Error: Connection is closed.'),

@@ -70,7 +70,10 @@ export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): 
     Connector: SafeConnector,
   };
   if (parsed.mode === 'sentinel') {
-    const retryStrategy = reconnectDelay(Math.min(settings.commandTimeoutMs, 1000));
+    const backOff = reconnectDelay(Math.min(settings.commandTimeoutMs, 1000));
+    // The first attempt after a loss is immediate: the failover detector drops a connection that
+    // may already be on the new master, and the sentinels name the master anyway.
+    const retryStrategy = (times: number): number => (times === 1 ? 0 : backOff(times - 1));
     return new Redis({
       ...common,
       Connector: SafeSentinelConnector,
@@ -83,7 +86,7 @@ export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): 
       ...(settings.tls !== undefined && { enableTLSForSentinelMode: true, sentinelTLS: settings.tls }),
       sentinelCommandTimeout: settings.commandTimeoutMs,
       // Every sentinel unreachable: ask them all again after 100 ms, 200 ms, … (capped like the client's own).
-      sentinelRetryStrategy: retryStrategy,
+      sentinelRetryStrategy: backOff,
       // The failover detector's subscriptions: a sentinel lost is tried again after a second.
       sentinelReconnectStrategy: () => 1000,
       failoverDetector: true,

@@ -80,6 +80,7 @@ export class LocalRedisSentinel {
   readonly #dir: string;
   readonly #nodes: Node[] = [];
   readonly #sentinels: RedisProcess[] = [];
+  readonly #pausedSentinels = new Set<RedisProcess>();
   #minReplicas: { count: number; maxLagS: number } | undefined;
   #stopped = false;
 
@@ -171,9 +172,9 @@ export class LocalRedisSentinel {
     return this.#sentinels.map((s) => s.port);
   }
 
-  /** The master now, as the first running sentinel names it (`SENTINEL GET-MASTER-ADDR-BY-NAME`). */
+  /** The master now, as the first running (not paused) sentinel names it (`SENTINEL GET-MASTER-ADDR-BY-NAME`). */
   async master(): Promise<LocalRedisNode> {
-    const sentinel = this.#sentinels.find((s) => s.running);
+    const sentinel = this.#answering()[0];
     if (!sentinel) throw new Error('no sentinel is running');
     const [, port] = (await redisCommand(sentinel.port, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.masterName], { timeoutMs: 1000 })) as [string, string];
     const node = this.#nodes.find((n) => n.port === Number(port));
@@ -192,15 +193,15 @@ export class LocalRedisSentinel {
   }
 
   /**
-   * Resolves once every running sentinel names a master other than `from` and that server reports
-   * `role:master`; rejects after `timeoutMs` (default 30 s).
+   * Resolves once every running (not paused) sentinel names a master other than `from` and that
+   * server reports `role:master`; rejects after `timeoutMs` (default 30 s).
    */
   async waitForFailover(from: LocalRedisNode, timeoutMs = 30_000): Promise<LocalRedisFailover> {
     let to: Node | undefined;
     const waitedMs = await waitFor(
       async () => {
         const ports = new Set<number>();
-        for (const sentinel of this.#sentinels.filter((s) => s.running)) {
+        for (const sentinel of this.#answering()) {
           const reply = (await redisCommand(sentinel.port, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.masterName], { timeoutMs: 500 })) as [string, string];
           ports.add(Number(reply[1]));
         }
@@ -253,6 +254,12 @@ export class LocalRedisSentinel {
     const sentinel = this.#sentinels.find((s) => s.port === port);
     if (!sentinel) throw new Error(`no sentinel of this deployment on port ${port}`);
     sentinel.signal(paused ? 'SIGSTOP' : 'SIGCONT');
+    if (paused) this.#pausedSentinels.add(sentinel);
+    else this.#pausedSentinels.delete(sentinel);
+  }
+
+  #answering(): RedisProcess[] {
+    return this.#sentinels.filter((s) => s.running && !this.#pausedSentinels.has(s));
   }
 
   /**

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseStoreUrl, redactStoreUrl } from '../src/index.js';
+
+describe('parseStoreUrl: redis+sentinel://', () => {
+  it.each([
+    [
+      'redis+sentinel://10.0.0.1:26379,10.0.0.2:26380/mymaster',
+      { mode: 'sentinel', sentinels: [{ host: '10.0.0.1', port: 26379 }, { host: '10.0.0.2', port: 26380 }], name: 'mymaster', db: 0, tls: false },
+    ],
+    ['redis+sentinel://s1/m/3', { mode: 'sentinel', sentinels: [{ host: 's1', port: 26379 }], name: 'm', db: 3, tls: false }],
+    [
+      'rediss+sentinel://app:p%40ss@[::1]:5000/m',
+      { mode: 'sentinel', sentinels: [{ host: '::1', port: 5000 }], name: 'm', db: 0, tls: true, username: 'app', password: 'p@ss' },
+    ],
+    ['REDIS+SENTINEL://:secret@h:1/m', { mode: 'sentinel', sentinels: [{ host: 'h', port: 1 }], name: 'm', db: 0, tls: false, password: 'secret' }],
+    // A raw `@` or `/` in the password stays in it.
+    ['redis+sentinel://u:a/b@c@h:1/m', { mode: 'sentinel', sentinels: [{ host: 'h', port: 1 }], name: 'm', db: 0, tls: false, username: 'u', password: 'a/b@c' }],
+  ])('%s', (url, expected) => {
+    expect(parseStoreUrl(url)).toEqual(expected);
+  });
+
+  it.each([
+    ['redis+sentinel://h:1', /master name is missing/],
+    ['redis+sentinel://h:1/', /master name is missing/],
+    ['redis+sentinel://h:1/m/x', /database number/],
+    ['redis+sentinel://h:1/m/0/extra', /too many parts/],
+    ['redis+sentinel://h:1,,h:2/m', /empty entry/],
+    ['redis+sentinel://h:99999/m', /port|sentinel/],
+    ['redis+sentinel://h:1/m?x=1', /query string/],
+  ])('refuses %s', (url, message) => {
+    const error = (() => {
+      try {
+        parseStoreUrl(url);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(ConfigError.is(error)).toBe(true);
+    expect(error).toMatchObject({ field: 'store' });
+    expect((error as Error).message).toMatch(message);
+  });
+
+  it('never shows the password, in the redacted URL or in errors', () => {
+    expect(redactStoreUrl('redis+sentinel://app:hunter2@h:1,h:2/m')).toBe('redis+sentinel://app:***@h:1,h:2/m');
+    expect(() => parseStoreUrl('redis+sentinel://app:hunter2@h:1/m/x')).toThrow(/^(?!.*hunter2)/s);
+  });
+});
