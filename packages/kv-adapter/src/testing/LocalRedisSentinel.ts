@@ -114,7 +114,9 @@ export class LocalRedisSentinel {
     const dir = await mkdtemp(join(tmpdir(), 'roster-redis-sentinel-'));
     const deployment = new LocalRedisSentinel(masterName, dir);
     try {
-      const dataArgs = ['--bind', LOOPBACK_HOST, '--dir', dir, '--appendonly', 'no', '--save', '', '--daemonize', 'no', ...(options.args ?? [])];
+      // No 5 s wait before a full sync (`repl-diskless-sync-delay`): a restarted replica is in sync at once.
+      // prettier-ignore
+      const dataArgs = ['--bind', LOOPBACK_HOST, '--dir', dir, '--appendonly', 'no', '--save', '', '--daemonize', 'no', '--repl-diskless-sync-delay', '0', ...(options.args ?? [])];
       for (let i = 0; i <= replicas; i++) {
         const port = await freeLoopbackPort();
         deployment.#nodes.push(new Node(new RedisProcess(options.binary, port, [...dataArgs, '--dbfilename', `dump-${port}.rdb`])));
