@@ -6,7 +6,7 @@
 import { Etcd3 } from 'etcd3';
 import { startEtcd, etcdVersion, type EtcdServer } from './infra/etcdServer.js';
 import { killAll } from './infra/processes.js';
-import { redisVersion, startRedisCluster, startRedisServer, type RedisClusterServers, type RedisServer } from './infra/redisServer.js';
+import { redisVersion, startRedisCluster, startRedisSentinel, startRedisServer, type RedisClusterServers, type RedisSentinelServers, type RedisServer } from './infra/redisServer.js';
 import { Group } from './harness/Group.js';
 import { measureFailover, measureResign, measureStall, type Progress } from './measure/leadership.js';
 import { measureMembership } from './measure/membership.js';
@@ -79,6 +79,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
   let redis: RedisServer | undefined;
   let etcd: EtcdServer | undefined;
   let cluster: RedisClusterServers | undefined;
+  let sentinel: RedisSentinelServers | undefined;
   try {
     const comparing = options.sections.some((s) => s !== 'scale');
     if (comparing) {
@@ -90,6 +91,11 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
         for (const [i, t] of options.rosterTimings) systems.push(rosterSystem({ storeUrl: redis.url, key: `bench-${runId}-${i}-${t}`, intervalMs: i, timeoutMs: t }));
       }
       const [i, t] = options.rosterTimings[0]!;
+      if (options.systems.includes('roster-sentinel')) {
+        sentinel = await startRedisSentinel();
+        progress(`Redis Sentinel (a master, 2 replicas, 3 sentinels) at ${sentinel.url}`);
+        systems.push(rosterSystem({ storeUrl: sentinel.url, key: `bench-${runId}-sentinel-${i}-${t}`, intervalMs: i, timeoutMs: t, storeKind: 'sentinel' }));
+      }
       if (options.systems.includes('redis-leader')) systems.push(redisLeaderSystem({ url: redis.url, key: `bench-${runId}`, ttlMs: t, waitMs: i }));
       if (needsEtcd) {
         etcd = await startEtcd();
@@ -109,6 +115,17 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       }
       await redis.stop();
       redis = undefined;
+      const sentinelCases = options.scale.filter((x) => x.store === 'sentinel');
+      if (sentinelCases.length > 0) {
+        sentinel ??= await startRedisSentinel();
+        progress(`Redis Sentinel at ${sentinel.url}`);
+        for (const c of sentinelCases) {
+          const ports = [await sentinel.masterPort()];
+          result.scale.push(await runScaleCase(c, { url: sentinel.url, ports, perWorker: 250, windowMs: Math.max(5000, 10 * c.intervalMs), convergeLimitMs: 30_000 + 20 * c.members }, progress));
+        }
+        await sentinel.stop();
+        sentinel = undefined;
+      }
       const clusterCases = options.scale.filter((x) => x.store === 'cluster');
       if (clusterCases.length > 0) {
         cluster = await startRedisCluster(3);
@@ -119,7 +136,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       }
     }
   } finally {
-    await Promise.allSettled([redis?.stop(), etcd?.stop(), cluster?.stop()]);
+    await Promise.allSettled([redis?.stop(), etcd?.stop(), cluster?.stop(), sentinel?.stop()]);
     await killAll();
     result.machine.loadEnd = currentLoad();
     result.finishedAt = new Date().toISOString();

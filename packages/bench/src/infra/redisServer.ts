@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { LOOPBACK_HOST as HOST, LocalRedisCluster, freeLoopbackPort, redisCommand, waitFor, type LocalRedisShard } from '@roster/kv-adapter/testing';
+import { LOOPBACK_HOST as HOST, LocalRedisCluster, LocalRedisSentinel, freeLoopbackPort, redisCommand, waitFor, type LocalRedisShard } from '@roster/kv-adapter/testing';
 import { redisServerBinary } from './binaries.js';
 import { onSignalCleanup, spawnTracked, terminate, type Tracked } from './processes.js';
 import { tempDir } from './tempDir.js';
@@ -72,6 +72,32 @@ export async function startRedisCluster(n = 3): Promise<RedisClusterServers> {
     async stop() {
       unregister();
       await cluster.stop();
+    },
+  };
+}
+
+/** A running Redis Sentinel deployment. */
+export interface RedisSentinelServers {
+  /** `redis+sentinel://127.0.0.1:s1,…/roster`. */
+  readonly url: string;
+  /** The master's port now, for its counters. */
+  masterPort(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a Redis Sentinel deployment (kv-adapter's `LocalRedisSentinel`): a master, 2 replicas and
+ * 3 sentinels, `down-after-milliseconds` 1000.
+ */
+export async function startRedisSentinel(): Promise<RedisSentinelServers> {
+  const sentinel = await LocalRedisSentinel.start({ binary: redisServerBinary(), args: MAX_CLIENTS });
+  const unregister = onSignalCleanup(() => sentinel.stop());
+  return {
+    url: sentinel.url,
+    masterPort: async () => (await sentinel.master()).port,
+    async stop() {
+      unregister();
+      await sentinel.stop();
     },
   };
 }

@@ -55,7 +55,7 @@ function scaleTable(rows: readonly ScaleResult[]): string[] {
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.store === 'redis' ? 'redis-server' : 'Redis Cluster (3 masters)'} | ${num(r.members)} | ${r.intervalMs} ms / ${r.timeoutMs} ms | 1 + 1 + ${r.workers} | ${r.convergeMs === null ? `not within ${num(r.convergeLimitMs / 1000)} s` : ms(r.convergeMs)} | ${num(r.commandsPerMemberInterval, 2)} (${num(r.redisCallsPerMemberInterval, 2)}) | ${num(r.bytesOutPerMemberInterval)} | ${num(r.bytesOutPerSecond / 1000)} kB | ${num(r.leaderCpuPercent, 1)} % | ${num(r.leaderCpuUsPerMemberInterval, 1)} | ${ms(r.failoverMs)} | ${ms(r.allFollowMs)} | ${[r.note, r.error].filter(Boolean).join('; ')} |`,
+        `| ${storeLabel(r.store)} | ${num(r.members)} | ${r.intervalMs} ms / ${r.timeoutMs} ms | 1 + 1 + ${r.workers} | ${r.convergeMs === null ? `not within ${num(r.convergeLimitMs / 1000)} s` : ms(r.convergeMs)} | ${num(r.commandsPerMemberInterval, 2)} (${num(r.redisCallsPerMemberInterval, 2)}) | ${num(r.bytesOutPerMemberInterval)} | ${num(r.bytesOutPerSecond / 1000)} kB | ${num(r.leaderCpuPercent, 1)} % | ${num(r.leaderCpuUsPerMemberInterval, 1)} | ${ms(r.failoverMs)} | ${ms(r.allFollowMs)} | ${[r.note, r.error].filter(Boolean).join('; ')} |`,
     ),
   ];
 }
@@ -63,7 +63,7 @@ function scaleTable(rows: readonly ScaleResult[]): string[] {
 function commandMix(rows: readonly ScaleResult[]): string[] {
   return rows
     .filter((r) => Object.keys(r.commandsByName).length > 0)
-    .map((r) => `- ${r.store === 'redis' ? 'redis-server' : 'cluster'}, N=${num(r.members)}: ${Object.entries(r.commandsByName).slice(0, 6).map(([name, n]) => `${name} ${num(n, 2)}`).join(', ')}`);
+    .map((r) => `- ${r.store === 'redis' ? 'redis-server' : r.store}, N=${num(r.members)}: ${Object.entries(r.commandsByName).slice(0, 6).map(([name, n]) => `${name} ${num(n, 2)}`).join(', ')}`);
 }
 
 /** The whole page. */
@@ -143,4 +143,9 @@ export function renderMarkdown(result: BenchResult): string {
   }
   lines.push('## Method notes', '', ...result.notes.map((n) => `- ${n}`), '');
   return lines.join('\n');
+}
+
+/** The scale table's name of a store. */
+function storeLabel(store: 'redis' | 'cluster' | 'sentinel'): string {
+  return store === 'redis' ? 'redis-server' : store === 'cluster' ? 'Redis Cluster (3 masters)' : 'Redis Sentinel (a master, 2 replicas)';
 }

@@ -15,7 +15,7 @@ import type { WorkerStatus } from './scaleWorker.js';
 
 /** One scale configuration. */
 export interface ScaleCase {
-  readonly store: 'redis' | 'cluster';
+  readonly store: 'redis' | 'cluster' | 'sentinel';
   readonly members: number;
   readonly intervalMs: number;
   readonly timeoutMs: number;

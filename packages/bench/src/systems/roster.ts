@@ -12,6 +12,8 @@ export interface RosterSystemOptions {
   readonly key: string;
   readonly intervalMs: number;
   readonly timeoutMs: number;
+  /** The store's kind, when it is not one redis-server: names the system (`roster-sentinel-100-500`). */
+  readonly storeKind?: 'sentinel';
 }
 
 /** Translates one `roster node --json` line. */
@@ -39,9 +41,9 @@ export function rosterSystem(options: RosterSystemOptions): System {
   const { intervalMs: i, timeoutMs: t } = options;
   const cli = rosterCliPath();
   return {
-    name: `roster-${i}-${t}`,
-    label: `Roster I=${i}/T=${t}`,
-    timing: `I ${i} ms, T ${t} ms`,
+    name: options.storeKind === 'sentinel' ? `roster-sentinel-${i}-${t}` : `roster-${i}-${t}`,
+    label: options.storeKind === 'sentinel' ? `Roster on Redis Sentinel I=${i}/T=${t}` : `Roster I=${i}/T=${t}`,
+    timing: options.storeKind === 'sentinel' ? `I ${i} ms, T ${t} ms; a master, 2 replicas, 3 sentinels` : `I ${i} ms, T ${t} ms`,
     timeoutMs: t,
     settleMs: 2 * t + 3 * i,
     reportsMembers: true,
