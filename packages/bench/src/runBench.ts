@@ -83,12 +83,13 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
   try {
     const comparing = options.sections.some((s) => s !== 'scale');
     if (comparing) {
-      redis = await startRedisServer();
-      progress(`redis-server ${result.machine.redis} at ${redis.url}`);
+      // One redis-server for Roster and redis-leader (the Sentinel deployment is roster-sentinel's own).
+      redis = options.systems.some((s) => s === 'roster' || s === 'redis-leader') ? await startRedisServer() : undefined;
+      if (redis) progress(`redis-server ${result.machine.redis} at ${redis.url}`);
       const systems: System[] = [];
       const runId = started.toString(36);
       if (options.systems.includes('roster')) {
-        for (const [i, t] of options.rosterTimings) systems.push(rosterSystem({ storeUrl: redis.url, key: `bench-${runId}-${i}-${t}`, intervalMs: i, timeoutMs: t }));
+        for (const [i, t] of options.rosterTimings) systems.push(rosterSystem({ storeUrl: redis!.url, key: `bench-${runId}-${i}-${t}`, intervalMs: i, timeoutMs: t }));
       }
       const [i, t] = options.rosterTimings[0]!;
       if (options.systems.includes('roster-sentinel')) {
@@ -96,7 +97,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
         progress(`Redis Sentinel (a master, 2 replicas, 3 sentinels) at ${sentinel.url}`);
         systems.push(rosterSystem({ storeUrl: sentinel.url, key: `bench-${runId}-sentinel-${i}-${t}`, intervalMs: i, timeoutMs: t, storeKind: 'sentinel' }));
       }
-      if (options.systems.includes('redis-leader')) systems.push(redisLeaderSystem({ url: redis.url, key: `bench-${runId}`, ttlMs: t, waitMs: i }));
+      if (options.systems.includes('redis-leader')) systems.push(redisLeaderSystem({ url: redis!.url, key: `bench-${runId}`, ttlMs: t, waitMs: i }));
       if (needsEtcd) {
         etcd = await startEtcd();
         const ask = Math.max(1, Math.ceil(t / 1000));
