@@ -126,7 +126,7 @@ describe('RedisKV on Redis Sentinel', () => {
     } finally {
       sentinel.pauseSentinel(first, false);
     }
-    await waitFor(() => logger.entries.some((e) => e.message.startsWith('redis: the client ended')), {
+    await waitFor(() => logger.entries.some((e) => e.message?.startsWith('redis: the client ended')), {
       what: () => `ioredis to end the client (logs: ${logger.entries.map((e) => e.message).join('; ')})`,
       timeoutMs: 5000,
     });

@@ -50,7 +50,7 @@ describe('the store URL', () => {
       fc.property(fc.oneof(anyText(URL_ALPHABET), mutated(single.map(formatSingle))), (text) => {
         const result = configOrThrow('store', () => parseStoreUrl(text));
         if (result instanceof ConfigError) return;
-        const addresses = result.mode === 'single' ? [result] : result.nodes;
+        const addresses = result.mode === 'single' ? [result] : result.mode === 'sentinel' ? result.sentinels : result.nodes;
         expect(addresses.length).toBeGreaterThan(0);
         for (const a of addresses) {
           expect(a.host.length).toBeGreaterThan(0);

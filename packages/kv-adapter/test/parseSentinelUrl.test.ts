@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseStoreUrl, redactStoreUrl } from '../src/index.js';
 
@@ -43,5 +44,31 @@ describe('parseStoreUrl: redis+sentinel://', () => {
   it('never shows the password, in the redacted URL or in errors', () => {
     expect(redactStoreUrl('redis+sentinel://app:hunter2@h:1,h:2/m')).toBe('redis+sentinel://app:***@h:1,h:2/m');
     expect(() => parseStoreUrl('redis+sentinel://app:hunter2@h:1/m/x')).toThrow(/^(?!.*hunter2)/s);
+  });
+});
+
+describe('parseStoreUrl: any text after redis+sentinel://', () => {
+  it('returns well-formed sentinels and a master name, or throws ConfigError(store) without the password', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...'ab:1@/,[]%?#.9-'.split('')), maxLength: 30 }), (tail) => {
+        const url = `redis+sentinel://u:pw${tail}`;
+        let parsed;
+        try {
+          parsed = parseStoreUrl(url);
+        } catch (error) {
+          expect(ConfigError.is(error), String(error)).toBe(true);
+          return;
+        }
+        expect(parsed.mode).toBe('sentinel');
+        if (parsed.mode !== 'sentinel') return;
+        expect(parsed.name.length).toBeGreaterThan(0);
+        expect(parsed.sentinels.length).toBeGreaterThan(0);
+        for (const s of parsed.sentinels) {
+          expect(s.host.length).toBeGreaterThan(0);
+          expect(Number.isInteger(s.port) && s.port >= 1 && s.port <= 65535).toBe(true);
+        }
+      }),
+      { seed: 24, numRuns: 2000 },
+    );
   });
 });
