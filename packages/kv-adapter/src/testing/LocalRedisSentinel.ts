@@ -241,6 +241,22 @@ export class LocalRedisSentinel {
     ]);
   }
 
+  /**
+   * Makes the deployment whole again after a failover: every running server other than the master
+   * the sentinels name replicates it and is in sync. An old master still up after a manual failover
+   * (the sentinels convert it only after several seconds) is made a replica at once, as an
+   * operator would. Rejects after `timeoutMs` (default 15 s).
+   */
+  async settle(timeoutMs = 15_000): Promise<void> {
+    const master = await this.master();
+    const others = this.#nodes.filter((n) => n !== master && n.running);
+    for (const node of others) {
+      const [role, host, port] = (await redisCommand(node.port, ['ROLE'], { timeoutMs: 1000 })) as [string, string?, number?];
+      if (role === 'master' || Number(port) !== master.port || host !== LOOPBACK_HOST) await redisCommand(node.port, ['REPLICAOF', LOOPBACK_HOST, master.port]);
+    }
+    await this.#waitInSync(master, others.length, timeoutMs);
+  }
+
   /** Freezes a data server with SIGSTOP: its connections stay open, and nothing answers. */
   pause(node: LocalRedisNode): void {
     this.#own(node).process.signal('SIGSTOP');
@@ -279,6 +295,23 @@ export class LocalRedisSentinel {
   }
 
   /**
+   * Cuts the replicas off the master, as a partition between them would, while clients still
+   * reach it: the replicas' links are closed and they cannot authenticate again (a wrong
+   * `masterauth`), so every write the master acknowledges from now on is on the master alone, and
+   * is lost if the master dies and a replica is promoted. Resolves with the function that mends it
+   * (on every running server; a server restarted meanwhile is whole anyway).
+   */
+  async cutReplication(): Promise<() => Promise<void>> {
+    const master = await this.master();
+    const replicas = this.#nodes.filter((n) => n !== master && n.running);
+    for (const replica of replicas) await redisCommand(replica.port, ['CONFIG', 'SET', 'masterauth', 'roster-replication-cut']);
+    await redisCommand(master.port, ['CLIENT', 'KILL', 'TYPE', 'replica']);
+    return async () => {
+      for (const node of this.#nodes.filter((n) => n.running)) await redisCommand(node.port, ['CONFIG', 'SET', 'masterauth', '']);
+    };
+  }
+
+  /**
    * Closes the connections of the master's ordinary clients (not the sentinels', not the
    * replicas'), as a network blip would; resolves with how many were closed.
    */
@@ -303,11 +336,16 @@ export class LocalRedisSentinel {
     await rm(this.#dir, { recursive: true, force: true });
   }
 
-  async #waitInSync(master: Node, replicas: number, timeoutMs: number): Promise<void> {
+  /** Waits until `replicas` replicas of `master` are online and have everything it had written when the wait began. */
+  async #waitInSync(master: LocalRedisNode, replicas: number, timeoutMs: number): Promise<void> {
+    let target: number | undefined;
     await waitFor(
       async () => {
         const info = String(await redisCommand(master.port, ['INFO', 'replication'], { timeoutMs: 1000 }));
-        return (info.match(/^slave\d+:.*state=online/gm) ?? []).length === replicas;
+        const offset = Number(/master_repl_offset:(\d+)/.exec(info)?.[1] ?? 0);
+        target ??= offset;
+        const online = [...info.matchAll(/^slave\d+:.*state=online,offset=(\d+)/gm)].filter((m) => Number(m[1]) >= target!);
+        return online.length === replicas;
       },
       { what: `${replicas} replicas of ${master.address} to be in sync`, timeoutMs },
     );
