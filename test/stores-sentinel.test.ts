@@ -21,6 +21,7 @@ let sentinel: LocalRedisSentinel;
 let nodes: RosterNodeProcess[] = [];
 /** When each process was SIGKILLed (wall clock, as the `ts` of the JSON lines). */
 const killedAt = new Map<RosterNodeProcess, number>();
+let lastFailoverAt = 0;
 
 beforeAll(async () => {
   sentinel = await startRedisSentinel({ failoverTimeoutMs: 2000 });
@@ -53,7 +54,9 @@ function converged(): boolean {
   const holder = live.find((p) => idOf(p) === leader.id);
   if (!holder || holder.role !== 'leader') return false;
   const ids = live.map(idOf).sort().join(',');
-  return live.every((p) => p.leader?.id === leader.id && p.leader.token === leader.token && [...p.members].sort().join(',') === ids);
+  return live.every(
+    (p) => (p === holder || p.role === 'follower') && p.leader?.id === leader.id && p.leader.token === leader.token && [...p.members].sort().join(',') === ids,
+  );
 }
 
 /** Each process's spans of reporting `leader`, from its role lines (a killed one's ends at its kill). */
@@ -119,15 +122,22 @@ async function formGroup(key: string, n = 5): Promise<void> {
  * the leader stopped reporting `leader`, when there was a single leader again after the
  * promotion, the fencing tokens, and any window of two leaders.
  */
-async function masterFailover(label: string): Promise<{ failover: LocalRedisFailover; lapseMs: number | undefined; leaderAgainMs: number }> {
+async function masterFailover(
+  label: string,
+  { mend }: { mend?: () => Promise<void> } = {},
+): Promise<{ failover: LocalRedisFailover; lapseMs: number | undefined; leaderAgainMs: number }> {
+  // The sentinels fail the same master over at most once per 2 × failover-timeout (2 s here).
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, lastFailoverAt + 4500 - Date.now())));
   const before = leaderProcess();
   const t0 = Date.now();
   const failover = await sentinel.failover();
   const promotedAt = Date.now();
+  lastFailoverAt = t0;
+  await mend?.();
   await until(converged, GENEROUS, () => `no single leader after the promotion:\n${describeAll()}`);
   const after = leaderProcess();
   const lapse = before.events.find((e) => e.event === 'role' && e.ts >= t0 && e.role !== 'leader');
-  const leaderAgainMs = (becameLeaderAt(after, promotedAt - 5000) ?? Date.now()) - promotedAt;
+  const leaderAgainMs = (becameLeaderAt(after, t0) ?? Date.now()) - promotedAt;
   console.info(
     `${label}: promotion ${promotedAt - t0} ms after the kill; the leader ${idOf(before)} lapsed ${lapse ? `${lapse.ts - t0} ms after it (${(lapse as { reason?: string }).reason})` : 'never'}; ` +
       `single leader ${idOf(after)} ${leaderAgainMs} ms after the promotion; tokens ${tokens().join(' → ')}; dual leadership ${JSON.stringify(dualLeadership())}`,
@@ -173,6 +183,8 @@ describe('roster node on Redis Sentinel (redis+sentinel://), 5 processes at I=10
     // A promoted replica may miss the last writes; the next era is still above every era seen.
     const seen = tokens();
     expect(seen, describeAll()).toEqual([...seen].sort((a, b) => (a < b ? -1 : 1)));
+    // Every process follows the new master, and says so once.
+    await until(() => alive().every((p) => /master switched/.test(p.stderr)), GENEROUS, () => `a process did not switch masters:\n${describeAll()}`);
     for (const p of alive()) expect(p.stderr.match(/master switched/g) ?? [], p.describe()).toHaveLength(1);
 
     start('mf', 'mf5');
@@ -194,11 +206,11 @@ describe('roster node on Redis Sentinel (redis+sentinel://), 5 processes at I=10
       const t1 = Date.now();
       await sentinel.restart(replica);
       await until(converged, GENEROUS, () => `no leader once the replica was back:\n${describeAll()}`);
-      console.info(`min-replicas-to-write 2, a replica killed: no leader reported ${noLeaderMs} ms after; a leader again ${Date.now() - t1} ms after the replica's restart began`);
+      const leaderAgain = becameLeaderAt(leaderProcess(), t1)! - t1;
+      const settled = alive().map((p) => `${idOf(p)} ${p.events.filter((e) => e.ts >= t1 && e.event === 'role').map((e) => `+${e.ts - t1} ${(e as { role: string }).role}`).join(' ')}`);
+      console.info(`min-replicas-to-write 2, a replica killed: no leader reported ${noLeaderMs} ms after; a leader again ${leaderAgain} ms after the replica's restart began, all settled ${Date.now() - t1} ms after (${settled.join('; ')})`);
 
       await sentinel.setMinReplicasToWrite(1);
-      // The sentinels fail a master over at most once per 2 × failover-timeout.
-      await new Promise((resolve) => setTimeout(resolve, 2500));
       const { lapseMs } = await masterFailover('sentinel failover with min-replicas-to-write 1');
       expect(lapseMs!).toBeLessThanOrEqual(R + I + SLACK);
       expect(dualLeadership(), describeAll()).toEqual([]);
@@ -206,5 +218,32 @@ describe('roster node on Redis Sentinel (redis+sentinel://), 5 processes at I=10
       await sentinel.setMinReplicasToWrite(0);
       if (!replica.running) await sentinel.restart(replica);
     }
+  });
+
+  it('writes lost in the failover (replication cut before the kill): an older broadcast and a lost join, then no key at all; one leader, never two, tokens still rise, the lost join is made again', async () => {
+    await sentinel.settle();
+    await formGroup('lw');
+    // An older broadcast and a lost join: the master alone acknowledges what happens from the cut on.
+    let mend = await sentinel.cutReplication();
+    start('lw', 'lw5');
+    await until(converged, GENEROUS, () => `the join of lw5 was not seen by all:\n${describeAll()}`);
+    await new Promise((resolve) => setTimeout(resolve, 3 * I));
+    await masterFailover('sentinel failover losing the last writes (an older broadcast, a lost join)', { mend });
+    expect(dualLeadership(), describeAll()).toEqual([]);
+    const seen = tokens();
+    expect(seen, describeAll()).toEqual([...seen].sort((a, b) => (a < b ? -1 : 1)));
+    expect(alive().every((p) => p.members.includes('lw5')), describeAll()).toBe(true);
+    await killAllNodes();
+    nodes = [];
+
+    // No key at all: the group formed on the master alone.
+    await sentinel.settle();
+    mend = await sentinel.cutReplication();
+    await formGroup('nk');
+    await new Promise((resolve) => setTimeout(resolve, 3 * I));
+    await masterFailover('sentinel failover losing every key of the group', { mend });
+    expect(dualLeadership(), describeAll()).toEqual([]);
+    const after = tokens();
+    expect(after, describeAll()).toEqual([...after].sort((a, b) => (a < b ? -1 : 1)));
   });
 });
