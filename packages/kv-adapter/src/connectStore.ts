@@ -68,12 +68,15 @@ const BACKENDS: readonly StoreBackend[] = [
     },
   },
   {
-    // `redis+sentinel://[USER[:PASS]@]HOST:PORT[,HOST:PORT…]/MASTER_NAME`, `rediss+sentinel://`.
-    // SENTINEL: Redis Sentinel in RedisKV replaces this row.
+    // `redis+sentinel://[USER[:PASS]@]HOST:PORT[,HOST:PORT…]/MASTER_NAME[/DB]`, `rediss+sentinel://`:
+    // the master a Redis Sentinel deployment names, followed through failovers by RedisKV.
     schemes: ['redis+sentinel', 'rediss+sentinel'],
     backend: 'redis-sentinel',
-    check: notSupported('redis+sentinel'),
-    connect: async (url) => notSupported('redis+sentinel')(url),
+    check: (url) => void parseStoreUrl(url),
+    connect: async (url, { signal, ...options }) => {
+      const { RedisKV } = await import('./RedisKV.js');
+      return RedisKV.connect({ url, ...options }, { ...(signal && { signal }) });
+    },
   },
   {
     // `etcd://HOST:PORT[,HOST:PORT…]`, `etcds://` for TLS.
@@ -122,7 +125,8 @@ function backendOf(url: unknown): StoreBackend {
  * Accepted forms (docs/stores.md): `redis://[USER[:PASS]@]HOST[:PORT][/DB]`, `rediss://…`, a
  * comma-separated list of Redis Cluster nodes (`host:port,host:port` or `redis://…,redis://…`),
  * `postgres://USER[:PASS]@HOST[:PORT]/DB[?sslmode=…&table=…]` (also `postgresql://`),
- * `redis+sentinel://…` and `etcd://…`.
+ * `redis+sentinel://[USER[:PASS]@]HOST[:PORT][,HOST[:PORT]…]/MASTER_NAME[/DB]` (also `rediss+sentinel://`)
+ * and `etcd://…`.
  *
  * @throws {@link ConfigError} with field `store` for an invalid URL or an unknown scheme; its
  *   `value` is the URL with its passwords redacted.

@@ -11,6 +11,8 @@ describe('checkStoreUrl', () => {
     ['postgres://roster:s3cret@db.internal:5432/app', 'postgres'],
     ['postgresql://roster@db.internal/app?sslmode=require&table=roster_kv', 'postgres'],
     ['POSTGRES://roster@[::1]/app', 'postgres'],
+    ['redis+sentinel://10.0.0.1:26379,10.0.0.2:26379/mymaster', 'redis-sentinel'],
+    ['rediss+sentinel://:s3cret@s1/mymaster/2', 'redis-sentinel'],
   ])('%s selects the %s backend', (url, backend) => {
     expect(checkStoreUrl(url).backend).toBe(backend);
   });
@@ -18,6 +20,7 @@ describe('checkStoreUrl', () => {
   it('redacts the password of every form', () => {
     expect(checkStoreUrl('postgres://roster:s3cret@db/app').redacted).toBe('postgres://roster:***@db/app');
     expect(checkStoreUrl('redis://a:b@h:1,redis://a:b@i:2').redacted).toBe('redis://a:***@h:1,redis://a:***@i:2');
+    expect(checkStoreUrl('redis+sentinel://a:b@h:1,i:2/m').redacted).toBe('redis+sentinel://a:***@h:1,i:2/m');
   });
 
   it.each([
@@ -28,6 +31,7 @@ describe('checkStoreUrl', () => {
     ['postgres://u@db/app?password=x', /only the parameters/],
     ['postgres://u@a,b/app', /one PostgreSQL host/],
     ['postgres://u@db:99999/app', /port|PostgreSQL URL/],
+    ['redis+sentinel://h:26379', /master name is missing/],
   ])('refuses %j with ConfigError(store)', (url, message) => {
     let caught: unknown;
     try {
@@ -53,5 +57,9 @@ describe('connectStore', () => {
 
   it('opens a Redis URL with RedisKV (an unreachable one is a StoreUnavailableError)', async () => {
     await expect(connectStore('redis://127.0.0.1:1', { connectTimeoutMs: 200 })).rejects.toMatchObject({ code: 'KV_STORE_UNAVAILABLE' });
+  });
+
+  it('opens a Sentinel URL with RedisKV (no sentinel answering is a StoreUnavailableError)', async () => {
+    await expect(connectStore('redis+sentinel://127.0.0.1:1/mymaster', { connectTimeoutMs: 300 })).rejects.toMatchObject({ code: 'KV_STORE_UNAVAILABLE' });
   });
 });
