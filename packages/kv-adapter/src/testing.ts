@@ -59,3 +59,4 @@ export {
 export { LOOPBACK_HOST, freeLoopbackPort, type FreeLoopbackPortOptions } from './testing/localRedis/loopback.js';
 export { redisCommand, type RedisCommandOptions } from './testing/localRedis/redisCommand.js';
 export { waitFor, type WaitForOptions } from './testing/localRedis/waitFor.js';
+export { LocalEtcd, type LocalEtcdOptions, type LocalEtcdMember, type LocalEtcdAuthOptions } from './testing/LocalEtcd.js';

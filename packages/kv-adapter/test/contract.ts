@@ -1,8 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { RosterError, type KV } from '../src/index.js';
 
-/** The behaviour every KV backend shares; run against each backend with a fresh store per test. */
-export function kvContract(name: string, open: () => Promise<{ kv: KV; done?: () => Promise<void> }>): void {
+/** The optional capabilities a backend under the contract declares (see `KVCapabilities`). */
+export interface ContractCapabilities {
+  /** `capabilities.time`: the store has a clock. @defaultValue true */
+  readonly time?: boolean;
+  /** `capabilities.comparePrefix`: compare-and-set takes `prefix`. @defaultValue true */
+  readonly comparePrefix?: boolean;
+}
+
+/**
+ * The behaviour every KV backend shares; run against each backend with a fresh store per test.
+ * A backend without a clock must refuse `time` and stamps with a typed error; one without prefix
+ * compares is never given the option.
+ */
+export function kvContract(
+  name: string,
+  open: () => Promise<{ kv: KV; done?: () => Promise<void> }>,
+  capabilities: ContractCapabilities = {},
+): void {
+  const { time = true, comparePrefix = true } = capabilities;
   describe(`KV contract: ${name}`, () => {
     async function withKV(fn: (kv: KV) => Promise<void>): Promise<void> {
       const { kv, done } = await open();
@@ -115,7 +132,9 @@ export function kvContract(name: string, open: () => Promise<{ kv: KV; done?: ()
 
     it('compareAndSet with prefix swaps when the current value begins with the expected one', () =>
       withKV(async (kv) => {
-        expect(kv.capabilities.comparePrefix).toBe(true);
+        expect(kv.capabilities.comparePrefix === true).toBe(comparePrefix);
+        // A backend without prefix compares is never given the option (see `KVCapabilities`).
+        if (!comparePrefix) return;
         const long = `3 0 41 alpha ${'member '.repeat(2000)}end`;
         await kv.set('p', long);
         const miss = await kv.compareAndSet('p', '3 0 40 alpha ', 'claim', { prefix: true });
@@ -133,9 +152,18 @@ export function kvContract(name: string, open: () => Promise<{ kv: KV; done?: ()
         expect((await kv.compareAndSet('u', 'él', 'ok', { prefix: true })).swapped).toBe(true);
       }));
 
+    it('a backend without a clock refuses time and stamps with a typed error', () =>
+      withKV(async (kv) => {
+        expect(kv.capabilities.time).toBe(time);
+        if (time) return;
+        await expect(kv.time()).rejects.toSatisfy((e) => RosterError.is(e, 'KV_UNSUPPORTED'));
+        await expect(kv.compareAndSet('h', null, '@NOW@', { stampToken: '@NOW@' })).rejects.toSatisfy((e) => RosterError.is(e, 'KV_UNSUPPORTED'));
+        expect(await kv.get('h')).toBeNull();
+      }));
+
     it('compareAndSet stamps the store time into the value in the same step', () =>
       withKV(async (kv) => {
-        expect(kv.capabilities.time).toBe(true);
+        if (!time) return;
         const before = await kv.time();
         const res = await kv.compareAndSet('h', null, '{"ts":@NOW@,"again":@NOW@}', { stampToken: '@NOW@' });
         expect(res.swapped).toBe(true);
@@ -147,6 +175,7 @@ export function kvContract(name: string, open: () => Promise<{ kv: KV; done?: ()
 
     it('time reads the store clock in ms since the epoch', () =>
       withKV(async (kv) => {
+        if (!time) return;
         const t = await kv.time();
         expect(t).toBeGreaterThan(1_600_000_000_000);
       }));

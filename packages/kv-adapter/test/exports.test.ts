@@ -49,6 +49,7 @@ describe('the public API of @roster/kv-adapter', () => {
       'FaultInjector',
       'FaultyKV',
       'LOOPBACK_HOST',
+      'LocalEtcd',
       'LocalRedisCluster',
       'LocalRedisSentinel',
       'MemoryLogger',
@@ -59,6 +60,16 @@ describe('the public API of @roster/kv-adapter', () => {
       'redisCommand',
       'waitFor',
     ]);
+  });
+
+  it('the etcd entry exports EtcdKV and its URL parser', async () => {
+    expect(Object.keys(await import('../src/etcd.js')).sort()).toEqual(['EtcdKV', 'parseEtcdUrl', 'redactEtcdUrl']);
+  });
+
+  it('the package resolves the etcd subpath to its built entry, apart from the main entry', async () => {
+    const etcd = await import('@roster/kv-adapter/etcd');
+    expect(typeof etcd.EtcdKV).toBe('function');
+    expect('EtcdKV' in (await import('@roster/kv-adapter'))).toBe(false);
   });
 
   it('the package resolves the testing subpath to its built entry', async () => {
