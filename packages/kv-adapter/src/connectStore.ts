@@ -3,6 +3,7 @@ import type { Clock } from './clock/Clock.js';
 import { ConfigError } from './errors.js';
 import type { KV, KVLimits } from './KV.js';
 import type { Logger } from './logger.js';
+import { parseEtcdUrl } from './etcd/parseEtcdUrl.js';
 import { parsePostgresUrl } from './postgres/parsePostgresUrl.js';
 import { parseStoreUrl, redactStoreUrl } from './redis/parseStoreUrl.js';
 
@@ -23,6 +24,10 @@ export interface ConnectStoreOptions extends KVLimits {
    * `false` not to. @defaultValue what the URL says (`rediss://`, `?sslmode=`)
    */
   readonly tls?: boolean | ConnectionOptions;
+  /** The user name (etcd, Redis ACL), e.g. for a URL without one; overrides the URL's. */
+  readonly username?: string;
+  /** The password (etcd, Redis), e.g. from a secret store for a URL without one; overrides the URL's. */
+  readonly password?: string;
   /** Receives the backend's connection events. @defaultValue a silent logger */
   readonly logger?: Logger;
   /** The clock of the connect and operation deadlines. @defaultValue the real clock */
@@ -79,12 +84,14 @@ const BACKENDS: readonly StoreBackend[] = [
     },
   },
   {
-    // `etcd://HOST:PORT[,HOST:PORT…]`, `etcds://` for TLS.
-    // ETCD: EtcdKV (`@roster/kv-adapter/etcd`) replaces this row.
+    // `etcd://[USER[:PASS]@]HOST:PORT[,HOST:PORT…][/PREFIX]`, `etcds://` for TLS; no driver (etcd's JSON gateway).
     schemes: ['etcd', 'etcds'],
     backend: 'etcd',
-    check: notSupported('etcd'),
-    connect: async (url) => notSupported('etcd')(url),
+    check: (url) => void parseEtcdUrl(url),
+    connect: async (url, { signal, ...options }) => {
+      const { EtcdKV } = await import('./EtcdKV.js');
+      return EtcdKV.connect({ url, ...options }, { ...(signal && { signal }) });
+    },
   },
   {
     // `postgres://USER[:PASS]@HOST:PORT/DB`, `postgresql://`; `pg` is an optional peer dependency.

@@ -13,12 +13,15 @@ describe('checkStoreUrl', () => {
     ['POSTGRES://roster@[::1]/app', 'postgres'],
     ['redis+sentinel://10.0.0.1:26379,10.0.0.2:26379/mymaster', 'redis-sentinel'],
     ['rediss+sentinel://:s3cret@s1/mymaster/2', 'redis-sentinel'],
+    ['etcd://10.0.0.1:2379,10.0.0.2:2379,10.0.0.3:2379', 'etcd'],
+    ['etcds://roster:s3cret@etcd.internal/teams/billing', 'etcd'],
   ])('%s selects the %s backend', (url, backend) => {
     expect(checkStoreUrl(url).backend).toBe(backend);
   });
 
   it('redacts the password of every form', () => {
     expect(checkStoreUrl('postgres://roster:s3cret@db/app').redacted).toBe('postgres://roster:***@db/app');
+    expect(checkStoreUrl('etcd://roster:s3cret@h:1,h:2/app').redacted).toBe('etcd://roster:***@h:1,h:2/app');
     expect(checkStoreUrl('redis://a:b@h:1,redis://a:b@i:2').redacted).toBe('redis://a:***@h:1,redis://a:***@i:2');
     expect(checkStoreUrl('redis+sentinel://a:b@h:1,i:2/m').redacted).toBe('redis+sentinel://a:***@h:1,i:2/m');
   });
@@ -32,6 +35,8 @@ describe('checkStoreUrl', () => {
     ['postgres://u@a,b/app', /one PostgreSQL host/],
     ['postgres://u@db:99999/app', /port|PostgreSQL URL/],
     ['redis+sentinel://h:26379', /master name is missing/],
+    ['etcd://h:1,,h:2', /etcd URL/],
+    ['etcd://:pw@h:1', /user name/],
   ])('refuses %j with ConfigError(store)', (url, message) => {
     let caught: unknown;
     try {
@@ -53,6 +58,10 @@ describe('checkStoreUrl', () => {
 describe('connectStore', () => {
   it('refuses an invalid URL before connecting', async () => {
     await expect(connectStore('ftp://h')).rejects.toMatchObject({ code: 'CONFIG_INVALID', field: 'store' });
+  });
+
+  it('opens an etcd URL with EtcdKV (an unreachable one is a StoreUnavailableError)', async () => {
+    await expect(connectStore('etcd://127.0.0.1:1,127.0.0.1:2', { connectTimeoutMs: 200 })).rejects.toMatchObject({ code: 'KV_STORE_UNAVAILABLE' });
   });
 
   it('opens a Redis URL with RedisKV (an unreachable one is a StoreUnavailableError)', async () => {
