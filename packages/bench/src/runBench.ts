@@ -62,10 +62,16 @@ async function compare(system: System, options: BenchOptions, progress: Progress
   return result;
 }
 
+/** The `etcd://` store URL of the bench's etcd member, with a key prefix. */
+function etcdStoreUrl(etcd: EtcdServer, prefix: string): string {
+  return `${etcd.url.replace(/^http:/, 'etcd:')}/${prefix}`;
+}
+
 /** Runs the bench. */
 export async function runBench(options: BenchOptions, progress: Progress): Promise<BenchResult> {
   const started = Date.now();
-  const needsEtcd = options.systems.includes('etcd') && options.sections.some((s) => s !== 'scale');
+  const comparing = options.sections.some((s) => s !== 'scale');
+  const needsEtcd = (options.systems.includes('etcd') && comparing) || (options.systems.includes('roster-etcd') && comparing) || options.scale.some((c) => c.store === 'etcd');
   const result: BenchResult = {
     schema: 1,
     mode: options.mode,
@@ -81,7 +87,6 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
   let cluster: RedisClusterServers | undefined;
   let sentinel: RedisSentinelServers | undefined;
   try {
-    const comparing = options.sections.some((s) => s !== 'scale');
     if (comparing) {
       // One redis-server for Roster and redis-leader (the Sentinel deployment is roster-sentinel's own).
       redis = options.systems.some((s) => s === 'roster' || s === 'redis-leader') ? await startRedisServer() : undefined;
@@ -100,21 +105,29 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       if (options.systems.includes('redis-leader')) systems.push(redisLeaderSystem({ url: redis!.url, key: `bench-${runId}`, ttlMs: t, waitMs: i }));
       if (needsEtcd) {
         etcd = await startEtcd();
+        progress(`etcd ${result.machine.etcd} at ${etcd.url}`);
+      }
+      if (etcd && options.systems.includes('etcd')) {
         const ask = Math.max(1, Math.ceil(t / 1000));
         const ttlS = await grantedTtl(etcd.url, ask);
-        progress(`etcd ${result.machine.etcd} at ${etcd.url}: a lease of ${ask} s is granted ${ttlS} s`);
+        progress(`etcd: a lease of ${ask} s is granted ${ttlS} s`);
         systems.push(etcdSystem({ url: etcd.url, key: `bench-${runId}`, ttlS, requestedTtlS: ask, waitMs: i }));
       }
+      // Roster on the same etcd member, through EtcdKV: the store's own faults aside, what etcd costs the protocol.
+      if (etcd && options.systems.includes('roster-etcd')) {
+        systems.push(rosterSystem({ storeUrl: etcdStoreUrl(etcd, `bench-${runId}`), storeKind: 'etcd', key: `bench-${runId}-etcd-${i}-${t}`, intervalMs: i, timeoutMs: t }));
+      }
       for (const system of systems) result.systems.push(await compare(system, options, progress));
-      await etcd?.stop();
-      etcd = undefined;
     }
     if (options.sections.includes('scale')) {
-      redis ??= await startRedisServer();
-      for (const c of options.scale.filter((x) => x.store === 'redis')) {
-        result.scale.push(await runScaleCase(c, { url: redis.url, ports: [redis.port], perWorker: 250, windowMs: Math.max(5000, 10 * c.intervalMs), convergeLimitMs: 30_000 + 20 * c.members }, progress));
+      const redisCases = options.scale.filter((x) => x.store === 'redis');
+      if (redisCases.length > 0) {
+        redis ??= await startRedisServer();
+        for (const c of redisCases) {
+          result.scale.push(await runScaleCase(c, { url: redis.url, ports: [redis.port], perWorker: 250, windowMs: Math.max(5000, 10 * c.intervalMs), convergeLimitMs: 30_000 + 20 * c.members }, progress));
+        }
       }
-      await redis.stop();
+      await redis?.stop();
       redis = undefined;
       const sentinelCases = options.scale.filter((x) => x.store === 'sentinel');
       if (sentinelCases.length > 0) {
@@ -127,6 +140,16 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
         await sentinel.stop();
         sentinel = undefined;
       }
+      const etcdCases = options.scale.filter((x) => x.store === 'etcd');
+      if (etcdCases.length > 0) {
+        etcd ??= await startEtcd();
+        progress(`etcd at ${etcd.url} (scale, through EtcdKV)`);
+        for (const c of etcdCases) {
+          result.scale.push(await runScaleCase(c, { url: etcdStoreUrl(etcd, `scale-${started.toString(36)}`), ports: [], perWorker: 250, windowMs: Math.max(5000, 10 * c.intervalMs), convergeLimitMs: 30_000 + 20 * c.members }, progress));
+        }
+      }
+      await etcd?.stop();
+      etcd = undefined;
       const clusterCases = options.scale.filter((x) => x.store === 'cluster');
       if (clusterCases.length > 0) {
         cluster = await startRedisCluster(3);

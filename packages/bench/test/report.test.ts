@@ -42,7 +42,7 @@ describe('order statistics', () => {
 describe('the command line', () => {
   it('runs everything and writes the docs by default, and only what is asked otherwise', () => {
     const all = parseBenchArgs([]);
-    expect(all).toMatchObject({ mode: 'full', writeDocs: true, kills: 10, systems: ['roster', 'roster-sentinel', 'redis-leader', 'etcd'] });
+    expect(all).toMatchObject({ mode: 'full', writeDocs: true, kills: 10, systems: ['roster', 'roster-sentinel', 'roster-etcd', 'redis-leader', 'etcd'] });
     expect(all.scale.some((c) => c.members === 10_000)).toBe(true);
     const some = parseBenchArgs(['--quick', '--only', 'roster', '--section', 'failover,stall']);
     expect(some).toMatchObject({ mode: 'quick', writeDocs: false, systems: ['roster'], sections: ['failover', 'stall'], kills: 5 });
@@ -53,9 +53,11 @@ describe('the command line', () => {
     const redisOnly = parseBenchArgs(['--only', 'roster', '--section', 'scale', '--scale-store', 'redis', '--scale-n', '300,1000']);
     expect(redisOnly.scale.map((c) => [c.store, c.members])).toEqual([['redis', 300], ['redis', 1000]]);
     expect(redisOnly.writeDocs).toBe(false);
-    expect(() => parseBenchArgs(['--scale-store', 'etcd'])).toThrow(/"etcd"/);
     const sentinel = parseBenchArgs(['--quick', '--only', 'roster-sentinel', '--section', 'scale', '--scale-store', 'sentinel']);
     expect(sentinel.scale.map((c) => [c.store, c.members, c.intervalMs])).toEqual([['sentinel', 100, 1000], ['sentinel', 1000, 1000]]);
+    const etcd = parseBenchArgs(['--section', 'scale', '--scale-store', 'etcd']);
+    expect(etcd.scale.map((c) => [c.store, c.members, c.intervalMs])).toEqual([['etcd', 100, 1000], ['etcd', 1000, 1000]]);
+    expect(() => parseBenchArgs(['--scale-store', 'zookeeper'])).toThrow(/"zookeeper"/);
   });
 
   it('only the full run of everything, or --write-docs, writes the docs; --quick and partial runs do not', () => {

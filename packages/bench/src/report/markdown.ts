@@ -63,7 +63,7 @@ function scaleTable(rows: readonly ScaleResult[]): string[] {
 function commandMix(rows: readonly ScaleResult[]): string[] {
   return rows
     .filter((r) => Object.keys(r.commandsByName).length > 0)
-    .map((r) => `- ${r.store === 'redis' ? 'redis-server' : r.store}, N=${num(r.members)}: ${Object.entries(r.commandsByName).slice(0, 6).map(([name, n]) => `${name} ${num(n, 2)}`).join(', ')}`);
+    .map((r) => `- ${storeLabel(r.store)}, N=${num(r.members)}: ${Object.entries(r.commandsByName).slice(0, 6).map(([name, n]) => `${name} ${num(n, 2)}`).join(', ')}`);
 }
 
 /** The whole page. */
@@ -146,6 +146,6 @@ export function renderMarkdown(result: BenchResult): string {
 }
 
 /** The scale table's name of a store. */
-function storeLabel(store: 'redis' | 'cluster' | 'sentinel'): string {
-  return store === 'redis' ? 'redis-server' : store === 'cluster' ? 'Redis Cluster (3 masters)' : 'Redis Sentinel (a master, 2 replicas)';
+function storeLabel(store: 'redis' | 'cluster' | 'sentinel' | 'etcd'): string {
+  return store === 'redis' ? 'redis-server' : store === 'cluster' ? 'Redis Cluster (3 masters)' : store === 'etcd' ? 'etcd (1 member, EtcdKV)' : 'Redis Sentinel (a master, 2 replicas)';
 }

@@ -15,7 +15,7 @@ import type { WorkerStatus } from './scaleWorker.js';
 
 /** One scale configuration. */
 export interface ScaleCase {
-  readonly store: 'redis' | 'cluster' | 'sentinel';
+  readonly store: 'redis' | 'cluster' | 'sentinel' | 'etcd';
   readonly members: number;
   readonly intervalMs: number;
   readonly timeoutMs: number;
@@ -68,7 +68,7 @@ export interface ScaleResult extends ScaleCase {
 export interface ScaleRunOptions {
   /** The store URL given to the nodes. */
   readonly url: string;
-  /** The ports of the store's servers, for their counters. */
+  /** The ports of the Redis servers, for their counters; none for etcd (its cost is what the clients count). */
   readonly ports: readonly number[];
   /** The most members one worker process hosts. */
   readonly perWorker: number;
@@ -201,15 +201,17 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
       for (const [op, n] of Object.entries(sent1[i]!.sent)) sentTotals[op] = (sentTotals[op] ?? 0) + ((n - (sent0[i]!.sent[op] ?? 0)) * elapsed) / span;
     });
     const sentByOperation = Object.fromEntries(Object.entries(sentTotals).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([op, n]) => [op, Math.round(perMember(n) * 1000) / 1000]));
+    // Without Redis servers to ask (etcd), the store's own counters are not read: NaN, not 0.
+    const server = (x: number): number => (options.ports.length === 0 ? Number.NaN : x);
     const cost = {
       commandsPerMemberInterval: perMember(Object.values(sentTotals).reduce((a, b) => a + b, 0)),
       sentByOperation,
-      redisCallsPerMemberInterval: perMember(totalCalls(d)),
+      redisCallsPerMemberInterval: server(perMember(totalCalls(d))),
       lagP99Ms,
       commandsByName,
-      bytesOutPerMemberInterval: perMember(d.outputBytes),
-      bytesInPerMemberInterval: perMember(d.inputBytes),
-      bytesOutPerSecond: (d.outputBytes / elapsed) * 1000,
+      bytesOutPerMemberInterval: server(perMember(d.outputBytes)),
+      bytesInPerMemberInterval: server(perMember(d.inputBytes)),
+      bytesOutPerSecond: server((d.outputBytes / elapsed) * 1000),
       leaderCpuPercent: ((cpu1 - cpu0) / elapsed) * 100,
       leaderCpuUsPerMemberInterval: ((cpu1 - cpu0) * 1000) / intervals / c.members,
     };

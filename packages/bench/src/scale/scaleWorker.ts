@@ -1,6 +1,6 @@
 /**
  * One worker process of the scale bench: `--count` Roster nodes from `createNode()` sharing one
- * `RedisKV`. Every `--report-every` ms it prints one JSON status line on stdout: how many of its
+ * `RedisKV` (or the store its `--url` names: `etcd://…` opens `EtcdKV`). Every `--report-every` ms it prints one JSON status line on stdout: how many of its
  * nodes follow which leader, how many members they see, which of them lead, and its CPU time.
  * It also prints `{"t","event":"leader","id"}` the moment one of its nodes becomes leader, every
  * change of role of its first three nodes (`"event":"role"`), and with `--trace-ops` every store
@@ -12,7 +12,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { createNode, ListCache, type RosterNode } from '@roster/election';
-import { RedisKV, type KV, type Logger } from '@roster/kv-adapter';
+import { connectStore, type KV, type Logger } from '@roster/kv-adapter';
 
 /** What a worker prints every report period. */
 export interface WorkerStatus {
@@ -86,7 +86,7 @@ const { values } = parseArgs({
   strict: true,
 });
 const count = Number(values.count);
-const redis = await RedisKV.connect({ url: values.url!, connectTimeoutMs: 10_000 });
+const redis = await connectStore(values.url!, { connectTimeoutMs: 10_000 });
 const sent: Record<string, number> = {};
 const kv = counted(redis, sent);
 const nodes: RosterNode[] = [];

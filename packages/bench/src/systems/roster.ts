@@ -12,8 +12,8 @@ export interface RosterSystemOptions {
   readonly key: string;
   readonly intervalMs: number;
   readonly timeoutMs: number;
-  /** The store's kind, when it is not one redis-server: names the system (`roster-sentinel-100-500`). */
-  readonly storeKind?: 'sentinel';
+  /** The store's kind, when it is not one redis-server: names the system (`roster-sentinel-100-500`, `roster-etcd-100-500`). */
+  readonly storeKind?: 'sentinel' | 'etcd';
 }
 
 /** Translates one `roster node --json` line. */
@@ -41,9 +41,9 @@ export function rosterSystem(options: RosterSystemOptions): System {
   const { intervalMs: i, timeoutMs: t } = options;
   const cli = rosterCliPath();
   return {
-    name: options.storeKind === 'sentinel' ? `roster-sentinel-${i}-${t}` : `roster-${i}-${t}`,
-    label: options.storeKind === 'sentinel' ? `Roster on Redis Sentinel I=${i}/T=${t}` : `Roster I=${i}/T=${t}`,
-    timing: options.storeKind === 'sentinel' ? `I ${i} ms, T ${t} ms; a master, 2 replicas, 3 sentinels` : `I ${i} ms, T ${t} ms`,
+    name: options.storeKind === undefined ? `roster-${i}-${t}` : `roster-${options.storeKind}-${i}-${t}`,
+    label: options.storeKind === 'sentinel' ? `Roster on Redis Sentinel I=${i}/T=${t}` : options.storeKind === 'etcd' ? `Roster on etcd I=${i}/T=${t}` : `Roster I=${i}/T=${t}`,
+    timing: options.storeKind === 'sentinel' ? `I ${i} ms, T ${t} ms; a master, 2 replicas, 3 sentinels` : options.storeKind === 'etcd' ? `I ${i} ms, T ${t} ms; one etcd member, EtcdKV` : `I ${i} ms, T ${t} ms`,
     timeoutMs: t,
     settleMs: 2 * t + 3 * i,
     reportsMembers: true,
