@@ -20,6 +20,13 @@ export interface LocalEtcdOptions {
   readonly readyTimeoutMs?: number;
   /** The directory under which the temp data directory is made. @defaultValue the OS temp directory */
   readonly parentDir?: string;
+  /**
+   * Also serve clients over TLS, on a second port per member (see {@link LocalEtcd.tlsUrl}):
+   * the server's certificate and key files, and, with `trustedCaFile`, client certificates
+   * required and verified against that CA (etcd's `--client-cert-auth`). The plain port stays,
+   * for LocalEtcd's own calls.
+   */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string; readonly trustedCaFile?: string };
 }
 
 /** One member of a {@link LocalEtcd}. */
@@ -32,6 +39,8 @@ export interface LocalEtcdMember {
   readonly port: number;
   /** `host:port` of the client port. */
   readonly address: string;
+  /** `host:port` of the TLS client port, when the cluster was started with `tls`. */
+  readonly tlsAddress: string | undefined;
   /** `http://host:port`. */
   readonly clientUrl: string;
   /** The process id while it runs. */
@@ -102,22 +111,26 @@ export class LocalEtcd {
     const etcd = new LocalEtcd(dir);
     try {
       const ports = [];
-      for (let i = 0; i < count; i++) ports.push({ client: await freeLoopbackPort(), peer: await freeLoopbackPort() });
+      for (let i = 0; i < count; i++) ports.push({ client: await freeLoopbackPort(), peer: await freeLoopbackPort(), tls: options.tls ? await freeLoopbackPort() : undefined });
       const cluster = ports.map((p, i) => `m${i}=http://${LOOPBACK_HOST}:${p.peer}`).join(',');
       const token = `roster-${ports[0]!.client}`;
       for (const [i, p] of ports.entries()) {
         const clientUrl = `http://${LOOPBACK_HOST}:${p.client}`;
         const peerUrl = `http://${LOOPBACK_HOST}:${p.peer}`;
+        const tlsUrl = p.tls === undefined ? undefined : `https://${LOOPBACK_HOST}:${p.tls}`;
+        const tlsArgs = options.tls
+          ? ['--cert-file', options.tls.certFile, '--key-file', options.tls.keyFile, ...(options.tls.trustedCaFile ? ['--trusted-ca-file', options.tls.trustedCaFile, '--client-cert-auth'] : [])]
+          : [];
         // prettier-ignore
         const args = [
           '--name', `m${i}`, '--data-dir', join(dir, `m${i}`),
-          '--listen-client-urls', clientUrl, '--advertise-client-urls', clientUrl,
+          '--listen-client-urls', tlsUrl ? `${clientUrl},${tlsUrl}` : clientUrl, '--advertise-client-urls', clientUrl, ...tlsArgs,
           '--listen-peer-urls', peerUrl, '--initial-advertise-peer-urls', peerUrl,
           '--initial-cluster', cluster, '--initial-cluster-state', 'new', '--initial-cluster-token', token,
           '--heartbeat-interval', String(heartbeatMs), '--election-timeout', String(electionTimeoutMs),
           '--logger', 'zap', '--log-level', 'error', '--log-outputs', 'stderr',
         ];
-        etcd.#members.push(new Member(`m${i}`, p.client, new EtcdProcess(binary, clientUrl, args)));
+        etcd.#members.push(new Member(`m${i}`, p.client, p.tls, new EtcdProcess(binary, clientUrl, args)));
       }
       await Promise.all(etcd.#members.map((member) => member.process.start()));
       await etcd.waitForLeader(readyTimeoutMs);
@@ -136,6 +149,12 @@ export class LocalEtcd {
   /** The store URL EtcdKV takes: `"etcd://127.0.0.1:p0,127.0.0.1:p1,127.0.0.1:p2"`, with `/prefix` when given. */
   url(prefix = ''): string {
     return `etcd://${this.#members.map((member) => member.address).join(',')}${prefix === '' ? '' : `/${prefix}`}`;
+  }
+
+  /** The `etcds://` URL of the TLS ports (started with `tls`), with `/prefix` when given. */
+  tlsUrl(prefix = ''): string {
+    if (this.#members.some((member) => member.tlsAddress === undefined)) throw new Error('LocalEtcd: started without `tls`');
+    return `etcds://${this.#members.map((member) => member.tlsAddress).join(',')}${prefix === '' ? '' : `/${prefix}`}`;
   }
 
   /**
@@ -275,6 +294,7 @@ export class LocalEtcd {
 class Member implements LocalEtcdMember {
   readonly host = LOOPBACK_HOST;
   readonly address: string;
+  readonly tlsAddress: string | undefined;
   readonly clientUrl: string;
   /** etcd's member id, learned from its status. */
   id: string | undefined;
@@ -283,9 +303,11 @@ class Member implements LocalEtcdMember {
   constructor(
     readonly name: string,
     readonly port: number,
+    tlsPort: number | undefined,
     readonly process: EtcdProcess,
   ) {
     this.address = `${LOOPBACK_HOST}:${port}`;
+    this.tlsAddress = tlsPort === undefined ? undefined : `${LOOPBACK_HOST}:${tlsPort}`;
     this.clientUrl = process.clientUrl;
   }
 
