@@ -95,6 +95,7 @@ export class EtcdTransport {
         // An expired or revoked token: the request was refused, not applied, so it may go again.
         if (token !== undefined && !renewed && isTokenRefusal(error)) {
           renewed = true;
+          this.#o.logger.debug({ store: this.#o.target, error: describe(error) }, 'etcd: token refused, authenticating again');
           if (this.#token !== undefined && (await this.#token.catch(() => undefined)) === token) this.#token = undefined;
           continue;
         }

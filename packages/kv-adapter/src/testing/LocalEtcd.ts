@@ -256,6 +256,15 @@ export class LocalEtcd {
     this.#token = reply.token;
   }
 
+  /**
+   * Sets `user`'s password (after {@link enableAuth}). Every change to users bumps etcd's auth
+   * revision, so the tokens handed out before are refused from then on: what a client must
+   * survive by authenticating again.
+   */
+  async changePassword(user: string, password: string): Promise<void> {
+    await this.#post('/v3/auth/user/changepw', { name: user, password });
+  }
+
   /** Kills every member and removes the temp directory. Idempotent. */
   async stop(): Promise<void> {
     if (this.#stopped) return;
