@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreAccessError, StoreUnavailableError, KVClosedError, ConfigError } from '../src/index.js';
 import { EtcdKV, parseEtcdUrl, redactEtcdUrl } from '../src/etcd.js';
-import { LocalEtcd, MemoryLogger, waitFor } from '../src/testing.js';
+import { LocalEtcd, MemoryLogger, waitFor, type LocalEtcdMember } from '../src/testing.js';
 import { kvContract } from './contract.js';
 
 const ETCD = process.env.ROSTER_ETCD_BINARY ?? '/usr/bin/etcd';
@@ -137,27 +137,36 @@ describe('EtcdKV on three etcd members', () => {
     await etcd?.stop();
   });
 
+  /** A member that is not the raft leader (its loss costs no election), and a URL that names it first. */
+  async function followerFirst(prefix: string): Promise<{ first: LocalEtcdMember; url: string }> {
+    await etcd.waitForLeader();
+    const leader = await etcd.leader();
+    const first = etcd.members.find((m) => m !== leader)!;
+    const rest = etcd.members.filter((m) => m !== first);
+    return { first, url: `etcd://${[first, ...rest].map((m) => m.address).join(',')}/${prefix}` };
+  }
+
   it('tries the members in turn: a dead first member costs nothing, a paused one one timeout', async () => {
     const logger = new MemoryLogger();
-    const kv = await EtcdKV.connect({ url: etcd.url(`failover-${++groups}`), commandTimeoutMs: 400, logger });
-    const [first] = etcd.members;
+    const { first, url } = await followerFirst(`failover-${++groups}`);
+    const kv = await EtcdKV.connect({ url, commandTimeoutMs: 400, logger });
     try {
       await kv.set('k', 'v');
-      await etcd.kill(first!);
+      await etcd.kill(first);
       expect(await kv.get('k')).toBe('v');
       await kv.set('k', 'v2');
-      await etcd.restart(first!);
+      await etcd.restart(first);
       await etcd.waitForLeader();
       // Reads go where the last answer came from; a paused member is left after one timeout.
-      const reader = await EtcdKV.connect({ url: etcd.url(`failover-${groups}`), commandTimeoutMs: 400 });
+      const reader = await EtcdKV.connect({ url, commandTimeoutMs: 400 });
       try {
-        etcd.pause(first!);
+        etcd.pause(first);
         const outcome = await reader.get('k').then((v) => v, (e: unknown) => e);
         // The read either went to another member in the time left or timed out on the paused one.
         expect(outcome === 'v2' || (StoreUnavailableError.is(outcome) && outcome.timedOut)).toBe(true);
         expect(await reader.get('k')).toBe('v2');
       } finally {
-        etcd.resume(first!);
+        etcd.resume(first);
         await reader.close();
       }
     } finally {
@@ -167,12 +176,12 @@ describe('EtcdKV on three etcd members', () => {
 
   it('a write sent to a member that stops answering is not sent again: StoreUnavailableError, timedOut', async () => {
     const prefix = `ambiguous-${++groups}`;
-    const kv = await EtcdKV.connect({ url: etcd.url(prefix), commandTimeoutMs: 400 });
-    const others = await EtcdKV.connect({ url: `etcd://${etcd.members[1]!.address},${etcd.members[2]!.address}/${prefix}` });
-    const [first] = etcd.members;
+    const { first, url } = await followerFirst(prefix);
+    const kv = await EtcdKV.connect({ url, commandTimeoutMs: 400 });
+    const others = await EtcdKV.connect({ url: `etcd://${etcd.members.filter((m) => m !== first).map((m) => m.address).join(',')}/${prefix}` });
     try {
       await kv.set('k', 'before');
-      etcd.pause(first!);
+      etcd.pause(first);
       const error = await kv.set('k', 'after').catch((e: unknown) => e);
       expect(StoreUnavailableError.is(error)).toBe(true);
       expect((error as StoreUnavailableError).timedOut).toBe(true);
@@ -182,7 +191,7 @@ describe('EtcdKV on three etcd members', () => {
       // The next operation starts at the next member.
       expect(await kv.get('k')).toBe('before');
     } finally {
-      etcd.resume(first!);
+      etcd.resume(first);
       await Promise.all([kv.close(), others.close()]);
     }
   });
