@@ -10,6 +10,9 @@ import type { EtcdEndpoint } from './parseEtcdUrl.js';
 /** gRPC status codes, as etcd's JSON gateway reports them in `code`. */
 const GRPC = { INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, PERMISSION_DENIED: 7, RESOURCE_EXHAUSTED: 8, FAILED_PRECONDITION: 9, UNAVAILABLE: 14, UNAUTHENTICATED: 16 } as const;
 
+/** The least time worth a try at another member. */
+const MIN_TRY_MS = 5;
+
 /** Connection failures that happen before a request is sent: another member may take it. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
 
@@ -76,7 +79,8 @@ export class EtcdTransport {
   #current = 0;
   #token: Promise<string> | undefined;
   #closed = false;
-  #downLogged = false;
+  /** The level at which the last "no member answered" was logged, until a member answers again. */
+  #downLogged: 'warn' | 'debug' | undefined;
 
   constructor(options: EtcdTransportOptions) {
     this.#o = options;
@@ -144,13 +148,14 @@ export class EtcdTransport {
       if (this.#closed) throw new KVClosedError('EtcdKV');
       const index = (start + i) % endpoints.length;
       const remaining = call.deadlineAt - this.#o.clock.now();
-      if (remaining <= 0 && last) break;
+      // A try with a few ms left would only time out: the deadline is spent.
+      if (remaining < MIN_TRY_MS && last) break;
       const outcome = await this.#request(endpoints[index]!, call, token, Math.max(1, remaining));
       if (outcome.ok) {
         if (this.#current !== index) this.#o.logger.debug({ store: this.#o.target, member: address(endpoints[index]!) }, 'etcd: using member');
         this.#current = index;
-        if (this.#downLogged) this.#o.logger.info({ store: this.#o.target }, 'etcd: reachable again');
-        this.#downLogged = false;
+        if (this.#downLogged) this.#o.logger[this.#downLogged === 'warn' ? 'info' : 'debug']({ store: this.#o.target }, 'etcd: reachable again');
+        this.#downLogged = undefined;
         return outcome.body;
       }
       last = outcome;
@@ -160,9 +165,11 @@ export class EtcdTransport {
       if (outcome.sent && call.write) break;
       if (call.signal?.aborted) break;
     }
-    if (!this.#downLogged && !this.#closed) {
-      this.#downLogged = true;
-      this.#o.logger.warn({ store: this.#o.target, error: describe(last?.ok === false ? last.error : undefined) }, 'etcd: no member answered');
+    if (!this.#downLogged && !this.#closed && last?.ok === false) {
+      // A lost or refused connection is news; a slow answer is the caller's to report (its
+      // operation fails as timed out), and on a loaded machine it comes and goes: debug only.
+      this.#downLogged = last.timedOut ? 'debug' : 'warn';
+      this.#o.logger[this.#downLogged]({ store: this.#o.target, error: describe(last.error) }, 'etcd: no member answered');
     }
     throw last?.ok === false ? Object.assign(new Error('request failed'), { outcome: last }) : new Error('no member tried');
   }
