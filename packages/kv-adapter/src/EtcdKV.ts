@@ -74,7 +74,6 @@ interface PendingAppend {
 }
 
 interface Lease {
-  readonly id: string;
   /** Local time by which etcd may have expired it: the grant's send time plus the granted TTL. */
   expiresAt: number;
   readonly ready: Promise<string>;
@@ -105,7 +104,8 @@ interface Lease {
  *
  * **Members and failures.** The members of the URL are tried in turn, starting with the one that
  * last answered. A request that never left (refused connection, a member without a leader) goes
- * to the next member; so does a read that got no answer. A write that was sent and got no answer
+ * to the next member; so does a read whose connection broke. A read that timed out fails; the
+ * next operation starts at the next member. A write that was sent and got no answer
  * (the connection broke, the deadline passed) is not sent again: it may have been applied, and
  * that is a `StoreUnavailableError` (`timedOut` when the deadline passed). Wrong credentials,
  * a missing permission and a TLS refusal are `StoreAccessError`; other refusals `KVRejectedError`.
@@ -372,7 +372,6 @@ export class EtcdKV implements KV {
     if (cached && cached.expiresAt - clock.now() >= ttlMs) return cached.ready;
     const sentAt = clock.now();
     const lease: Lease = {
-      id: '',
       // Until the grant answers, later writes wait for it rather than granting their own.
       expiresAt: Number.POSITIVE_INFINITY,
       ready: this.#call('lease grant', '/v3/lease/grant', { TTL: seconds }, false, at, signal).then((reply: { ID?: string; TTL?: string }) => {

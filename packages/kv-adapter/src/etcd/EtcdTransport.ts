@@ -24,7 +24,7 @@ export interface EtcdCall {
   /**
    * True when the request changes the store: once sent, a write whose connection broke or timed
    * out may have been applied, so it is never re-sent (the caller gets a StoreUnavailableError).
-   * A read is tried on the next member instead.
+   * A read whose connection broke is tried on the next member instead.
    */
   readonly write: boolean;
   /** The local time (clock.now()) by which the operation must be done. */
@@ -67,8 +67,8 @@ type Outcome = { readonly ok: true; readonly body: any } | { readonly ok: false;
  * The HTTP side of EtcdKV: JSON requests to etcd's v3 gateway (`POST /v3/…`), over keep-alive
  * connections, to the members in turn. It remembers the member that last answered and starts
  * there. A request that never left (connection refused, host unreachable, a member without a
- * leader) goes to the next member; a read that was sent and got no answer goes to the next member
- * too; a write that was sent and got no answer is not sent again (it may have been applied):
+ * leader) goes to the next member, and so does a read whose connection broke (a read that timed
+ * out has spent the deadline; the next request starts at the next member); a write that was sent and got no answer is not sent again (it may have been applied):
  * that is a {@link StoreUnavailableError}, `timedOut` when the deadline passed. With a user
  * name, it authenticates, sends the token with each request, and authenticates again once when
  * a request is refused for an expired token.
