@@ -52,7 +52,11 @@ export interface EtcdKVOptions extends KVLimits {
    * `StoreUnavailableError` (`timedOut`). @defaultValue 1000
    */
   readonly commandTimeoutMs?: number;
-  /** Sockets kept open per member. @defaultValue 64 */
+  /**
+   * The most requests in flight (sockets) per member; more wait in line. Many members sharing one
+   * EtcdKV (hundreds of nodes in one process) need many: at 64, 250 nodes per process queued past
+   * their deadlines. @defaultValue 256
+   */
   readonly maxSockets?: number;
   /** Receives connection events (a member unreachable, reachable again). @defaultValue a silent logger */
   readonly logger?: Logger;

@@ -9,7 +9,7 @@ import { parseEtcdUrl, redactEtcdUrl, type EtcdEndpoint } from './parseEtcdUrl.j
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
-const DEFAULT_MAX_SOCKETS = 64;
+const DEFAULT_MAX_SOCKETS = 256;
 
 /** Resolved {@link EtcdKVOptions}. */
 export interface EtcdSettings {
