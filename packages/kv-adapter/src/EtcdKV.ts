@@ -184,7 +184,8 @@ export class EtcdKV implements KV {
         if (clock.now() >= giveUpAt) break;
         await sleep(clock, Math.min(100, Math.max(1, giveUpAt - clock.now())), signal);
       }
-      throw new StoreUnavailableError(`${settings.target}: not ready within ${connectTimeoutMs} ms: ${last instanceof Error ? last.message : String(last)}`, {
+      const why = last instanceof Error ? last.message.replace(/^kv: store unavailable: /, '') : String(last);
+      throw new StoreUnavailableError(`${settings.target}: not ready within ${connectTimeoutMs} ms: ${why}`, {
         cause: last,
       });
     } catch (error) {
