@@ -98,9 +98,9 @@ const BACKENDS: readonly StoreBackend[] = [
     schemes: ['postgres', 'postgresql'],
     backend: 'postgres',
     check: (url) => void parsePostgresUrl(url),
-    connect: async (url) => {
-      parsePostgresUrl(url);
-      return notSupported('postgres')(url);
+    connect: async (url, { signal, ...options }) => {
+      const { PostgresKV } = await import('./postgres/PostgresKV.js');
+      return PostgresKV.connect({ url, ...options }, { ...(signal && { signal }) });
     },
   },
 ];

@@ -13,6 +13,8 @@
  *   ({@link freeLoopbackPort}, {@link redisCommand}, {@link waitFor}).
  * - {@link LocalRedisSentinel}: a master, its replicas and three sentinels of local processes,
  *   whose master can be killed and failed over.
+ * - {@link LocalPostgres}: a real PostgreSQL server in a temp directory, which can be shut down
+ *   (fast or immediate), killed, paused, restarted, and have its backends terminated.
  *
  * @example
  * ```ts
@@ -60,3 +62,4 @@ export { LOOPBACK_HOST, freeLoopbackPort, type FreeLoopbackPortOptions } from '.
 export { redisCommand, type RedisCommandOptions } from './testing/localRedis/redisCommand.js';
 export { waitFor, type WaitForOptions } from './testing/localRedis/waitFor.js';
 export { LocalEtcd, type LocalEtcdOptions, type LocalEtcdMember, type LocalEtcdAuthOptions } from './testing/LocalEtcd.js';
+export { LocalPostgres, type LocalPostgresOptions, type PostgresShutdownMode } from './testing/LocalPostgres.js';

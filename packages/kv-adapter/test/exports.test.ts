@@ -50,6 +50,7 @@ describe('the public API of @roster/kv-adapter', () => {
       'FaultyKV',
       'LOOPBACK_HOST',
       'LocalEtcd',
+      'LocalPostgres',
       'LocalRedisCluster',
       'LocalRedisSentinel',
       'MemoryLogger',
@@ -70,6 +71,10 @@ describe('the public API of @roster/kv-adapter', () => {
     const etcd = await import('@roster/kv-adapter/etcd');
     expect(typeof etcd.EtcdKV).toBe('function');
     expect('EtcdKV' in (await import('@roster/kv-adapter'))).toBe(false);
+  });
+
+  it('the postgres entry exports PostgresKV and its URL parser, and loads no driver until connect', async () => {
+    expect(Object.keys(await import('../src/postgres.js')).sort()).toEqual(['PostgresKV', 'parsePostgresUrl']);
   });
 
   it('the package resolves the testing subpath to its built entry', async () => {

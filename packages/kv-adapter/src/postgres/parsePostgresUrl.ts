@@ -2,9 +2,9 @@ import { ConfigError } from '../errors.js';
 import { redactStoreUrl } from '../redis/parseStoreUrl.js';
 
 /** The TLS modes of a `postgres://` URL's `sslmode` (libpq's names). */
-export type PostgresSslMode = 'disable' | 'prefer' | 'require' | 'verify-ca' | 'verify-full';
+export type PostgresSslMode = 'disable' | 'require' | 'verify-ca' | 'verify-full';
 
-const SSL_MODES: readonly PostgresSslMode[] = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full'];
+const SSL_MODES: readonly PostgresSslMode[] = ['disable', 'require', 'verify-ca', 'verify-full'];
 
 /** What {@link parsePostgresUrl} returns. */
 export interface ParsedPostgresUrl {

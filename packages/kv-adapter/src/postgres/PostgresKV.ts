@@ -1,0 +1,399 @@
+import type { ConnectionOptions } from 'node:tls';
+import type { Pool, QueryResult } from 'pg';
+import { abortReason, sleep, type Clock, type Timer } from '../clock/Clock.js';
+import { ConfigError, InvalidValueError, KVClosedError, StoreAccessError, StoreUnavailableError, ValueTooLargeError } from '../errors.js';
+import type { CompareAndSetOptions, CompareAndSetResult, KV, KVCapabilities, KVLimits, KVOperationOptions, SetOptions } from '../KV.js';
+import type { Logger } from '../logger.js';
+import { raceSignal, withDeadline } from '../util/deadline.js';
+import { loadDriver } from '../util/loadDriver.js';
+import { checkKey, checkRange, checkSize, checkValue } from '../validate.js';
+import { mapPostgresError, sqlState } from './mapPostgresError.js';
+import { resolvePostgresSettings, type PostgresSettings } from './resolvePostgresSettings.js';
+import { statements, type Statement, type Statements } from './statements.js';
+
+/** Options of {@link PostgresKV.connect}. */
+export interface PostgresKVOptions extends KVLimits {
+  /**
+   * Where the database is: `postgres://USER[:PASS]@HOST[:PORT]/DB[?sslmode=…&table=…&application_name=…]`
+   * (also `postgresql://`). `sslmode` is `disable` (the default), `require`, `verify-ca` or `verify-full`.
+   */
+  readonly url: string;
+  /** Password; overrides the URL's. */
+  readonly password?: string;
+  /**
+   * The table of the keys, created when missing (and again if it disappears). A lower-case SQL
+   * identifier, optionally `schema.table`. @defaultValue the URL's `?table=`, else `"roster_kv"`
+   */
+  readonly table?: string;
+  /**
+   * TLS: `true` or Node.js TLS options (CA, client certificate and key, server name) to use TLS
+   * with the certificate verified, `false` not to; overrides the URL's `sslmode` (its options apply
+   * on top of `require` and `verify-ca`). @defaultValue what `sslmode` says
+   */
+  readonly tls?: boolean | ConnectionOptions;
+  /** Most connections the pool opens. @defaultValue 8 */
+  readonly poolSize?: number;
+  /** How long {@link PostgresKV.connect} waits for the database (and the table). @defaultValue 5000 */
+  readonly connectTimeoutMs?: number;
+  /**
+   * How long one operation may take: the server's `statement_timeout` and `lock_timeout`, the wait
+   * for a pooled connection, and the client's own deadline. @defaultValue 1000
+   */
+  readonly commandTimeoutMs?: number;
+  /** Receives connection events (lost, restored). @defaultValue a silent logger */
+  readonly logger?: Logger;
+  /** The clock of the deadlines. @defaultValue the real clock */
+  readonly clock?: Clock;
+}
+
+/** Options of the connection attempt of {@link PostgresKV.connect}. */
+export interface PostgresKVConnectOptions {
+  /** Abandons the connection attempt; `connect` rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+}
+
+/** SQLSTATEs of a `CREATE TABLE IF NOT EXISTS` that lost the race to another creator. */
+const CREATED_BY_ANOTHER = new Set(['23505', '42P07', '42710']);
+/** SQLSTATE of a table that does not exist. */
+const UNDEFINED_TABLE = '42P01';
+/** How often expired rows are deleted. */
+const SWEEP_INTERVAL_MS = 60_000;
+/** How long `connect` waits between two attempts. */
+const RETRY_MS = 100;
+/** The digits of a stamp (ms since the epoch) until the year 2286. */
+const STAMP_DIGITS = 13;
+
+/**
+ * A {@link KV} on PostgreSQL, through node-postgres (`pg`, an optional peer dependency: install it
+ * to use this backend).
+ *
+ * **One table**, `key text PRIMARY KEY, value bytea NOT NULL, expires_at timestamptz`, created when
+ * missing, and again when an operation finds it gone. Values are bytea, so lengths and ranges are
+ * in UTF-8 bytes as on Redis; an expired row reads as absent and is deleted by a sweep every minute.
+ *
+ * **One atomic statement per operation**: `get` a SELECT, `set` an upsert, `delete` and `take` a
+ * DELETE … RETURNING, `append` an upsert whose `WHERE` refuses growth past `maxValueBytes`,
+ * `getRange` a substring, `exchange` an UPDATE of the row its sub-select locked (the old value
+ * comes back; an absent key is an INSERT … ON CONFLICT DO NOTHING, tried again on conflict),
+ * `compareAndSet` a conditional `INSERT … ON CONFLICT DO UPDATE … WHERE` (expected absent) or
+ * `UPDATE … WHERE value = $expected` (or its prefix), which stamps one `clock_timestamp()` reading
+ * into the value in the same statement. A compare that fails reads the current value in a second
+ * statement.
+ *
+ * **The store's clock** is the database's `clock_timestamp()`: `time` reads it, `compareAndSet`
+ * stamps and returns it, and TTLs are counted on it.
+ *
+ * **Bounded.** A pool of `poolSize` connections. Every statement is bounded on the server
+ * (`statement_timeout`, `lock_timeout`) and on the client (`commandTimeoutMs`); the wait for a
+ * pooled connection too.
+ *
+ * **Errors.** A server down, restarting or shutting down, a killed backend, too many connections,
+ * a serialization failure or deadlock → `StoreUnavailableError` (a statement or lock timeout with
+ * `timedOut`); wrong credentials, a missing privilege, an unknown database, a TLS refusal →
+ * `StoreAccessError`; values over `maxValueBytes` → `ValueTooLargeError`; after
+ * {@link PostgresKV.close} → `KVClosedError`.
+ *
+ * @example
+ * ```ts
+ * import { PostgresKV } from '@roster/kv-adapter/postgres';
+ *
+ * const kv = await PostgresKV.connect({ url: 'postgres://roster:s3cret@127.0.0.1:5432/app' });
+ * try {
+ *   await kv.append('roster/app/prod/join 0', ' node7');
+ *   console.log(await kv.take('roster/app/prod/join 0')); // ' node7'
+ * } finally {
+ *   await kv.close();
+ * }
+ * ```
+ */
+export class PostgresKV implements KV {
+  readonly name = 'PostgresKV';
+  readonly capabilities: KVCapabilities = Object.freeze({ compareAndSet: true, time: true, comparePrefix: true });
+  /** The table the keys are kept in. */
+  readonly table: string;
+  readonly #pool: Pool;
+  readonly #sql: Statements;
+  readonly #settings: PostgresSettings;
+  #closed = false;
+  #closing: Promise<void> | undefined;
+  #creating: Promise<void> | undefined;
+  #sweepTimer: Timer | undefined;
+  /** Whether the last operation reached the store: a loss and a recovery are logged once each. */
+  #reachable = true;
+
+  private constructor(settings: PostgresSettings, pool: Pool) {
+    this.#settings = settings;
+    this.#pool = pool;
+    this.table = settings.table;
+    this.#sql = statements(settings.table);
+    // An idle connection that breaks (a killed backend, a restart) is dropped by the pool; the
+    // 'error' event must be listened to, or it would crash the process.
+    pool.on('error', (error: Error) => settings.logger.debug({ store: settings.target, error: error.message }, 'postgres: idle connection lost'));
+  }
+
+  /**
+   * Connects to the database, creates the table when missing, and resolves once both are ready.
+   * A database that refuses connections is tried again every 100 ms until `connectTimeoutMs`.
+   *
+   * @throws {@link ConfigError} for bad options (a bad URL: field `store`).
+   * @throws {@link MissingDriverError} when `pg` is not installed.
+   * @throws {@link StoreAccessError} at once for wrong credentials, an unknown database, a missing
+   *   privilege (to create the table) or a TLS refusal.
+   * @throws {@link StoreUnavailableError} when the database is not ready within `connectTimeoutMs`.
+   */
+  static async connect(options: PostgresKVOptions, { signal }: PostgresKVConnectOptions = {}): Promise<PostgresKV> {
+    const settings = resolvePostgresSettings(options);
+    const pg = await loadDriver('pg', 'PostgresKV', () => import('pg'));
+    const PoolClass = (pg as unknown as { Pool?: typeof Pool }).Pool ?? pg.default.Pool;
+    const kv = new PostgresKV(settings, new PoolClass(settings.pool));
+    try {
+      await kv.#waitUntilReady(signal);
+    } catch (error) {
+      await kv.#destroy();
+      throw error;
+    }
+    kv.#scheduleSweep();
+    return kv;
+  }
+
+  get(key: string, options?: KVOperationOptions): Promise<string | null> {
+    return this.#op('get', key, options, async () => this.#read(key, await this.#query(this.#sql.get, [key, this.#settings.limits.maxValueBytes])));
+  }
+
+  set(key: string, value: string, options?: SetOptions): Promise<void> {
+    return this.#op('set', key, options, async () => {
+      checkValue(key, value, this.#settings.limits);
+      await this.#query(this.#sql.set, [key, Buffer.from(value), ttlArgument(options?.ttlMs)]);
+    });
+  }
+
+  delete(key: string, options?: KVOperationOptions): Promise<boolean> {
+    return this.#op('delete', key, options, async () => {
+      const { rows } = await this.#query(this.#sql.delete, [key]);
+      return rows[0]?.live === true;
+    });
+  }
+
+  append(key: string, value: string, options?: KVOperationOptions): Promise<number> {
+    return this.#op('append', key, options, async () => {
+      const { limits } = this.#settings;
+      checkValue(key, value, limits);
+      const bytes = Buffer.from(value);
+      const { rows } = await this.#query(this.#sql.append, [key, bytes, limits.maxValueBytes]);
+      if (rows[0] !== undefined) return Number(rows[0].size);
+      // Refused: nothing was written. Its size is read again, for the error only.
+      const { rows: now } = await this.#query(this.#sql.size, [key]);
+      throw new ValueTooLargeError(key, Number(now[0]?.size ?? 0) + bytes.length, limits.maxValueBytes);
+    });
+  }
+
+  take(key: string, options?: KVOperationOptions): Promise<string | null> {
+    // A value over the limit is taken (deleted) all the same, then reported as too large.
+    return this.#op('take', key, options, async () => {
+      const result = await this.#query(this.#sql.take, [key, this.#settings.limits.maxValueBytes]);
+      return result.rows[0]?.live === true ? this.#read(key, result) : null;
+    });
+  }
+
+  getRange(key: string, start: number, end: number, options?: KVOperationOptions): Promise<string> {
+    return this.#op('getRange', key, options, async () => {
+      checkRange(start, end);
+      const { rows } = await this.#query(this.#sql.getRange, [key, start, end]);
+      const value = rows[0]?.value as Buffer | undefined;
+      if (value === undefined) return '';
+      const text = value.toString('utf8');
+      checkSize(key, text, this.#settings.limits);
+      return text;
+    });
+  }
+
+  exchange(key: string, value: string, options?: KVOperationOptions): Promise<string | null> {
+    return this.#op('exchange', key, options, async () => {
+      const { limits } = this.#settings;
+      checkValue(key, value, limits);
+      const bytes = Buffer.from(value);
+      // Either the update of an existing row or the insert of an absent one applies; a racing
+      // insert by another writer makes both miss, and the update then finds that writer's row.
+      for (;;) {
+        const updated = await this.#query(this.#sql.exchangeUpdate, [key, bytes, limits.maxValueBytes]);
+        if (updated.rows[0] !== undefined) return updated.rows[0].live === true ? this.#read(key, updated) : null;
+        const inserted = await this.#query(this.#sql.exchangeInsert, [key, bytes]);
+        if (inserted.rowCount === 1) return null;
+      }
+    });
+  }
+
+  compareAndSet(key: string, expected: string | null, value: string, options?: CompareAndSetOptions): Promise<CompareAndSetResult> {
+    return this.#op('compareAndSet', key, options, async () => {
+      const { limits } = this.#settings;
+      checkValue(key, value, limits);
+      if (expected !== null && typeof expected !== 'string') {
+        throw new InvalidValueError(key, `expected \`expected\` to be a string or null, got ${typeof expected}`);
+      }
+      const token = options?.stampToken ?? '';
+      if (typeof token !== 'string') throw new ConfigError('stampToken', token, 'Expected `stampToken` to be a string');
+      const parts = token === '' ? [value] : value.split(token);
+      const stampedBytes = Buffer.byteLength(value) + (parts.length - 1) * (STAMP_DIGITS - Buffer.byteLength(token));
+      if (stampedBytes > limits.maxValueBytes) throw new ValueTooLargeError(key, stampedBytes, limits.maxValueBytes);
+      const ttl = ttlArgument(options?.ttlMs);
+      const values: unknown[] = [key, parts.map((part) => Buffer.from(part)), ttl];
+      const statement = expected === null ? this.#sql.casAbsent : options?.prefix ? this.#sql.casPrefix : this.#sql.casEqual;
+      if (expected !== null) values.push(Buffer.from(expected));
+      const { rows } = await this.#query(statement, values);
+      const row = rows[0] as { ms: string; swapped: boolean; value: Buffer | null };
+      const time = Number(row.ms);
+      if (row.swapped) return { swapped: true, current: token === '' ? value : (row.value?.toString('utf8') ?? value), time };
+      const current = this.#read(key, await this.#query(this.#sql.get, [key, limits.maxValueBytes]));
+      return { swapped: false, current, time };
+    });
+  }
+
+  time(options?: KVOperationOptions): Promise<number> {
+    return this.#op('time', undefined, options, async () => Number((await this.#query(this.#sql.time, [])).rows[0].ms));
+  }
+
+  /**
+   * Closes the pool: operations still in flight settle (each within `commandTimeoutMs`), then the
+   * connections end; later operations reject with `KVClosedError`. Idempotent.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#destroy();
+    return this.#closing;
+  }
+
+  /** Calls {@link PostgresKV.close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  async #destroy(): Promise<void> {
+    this.#closed = true;
+    this.#sweepTimer?.cancel();
+    const { clock, commandTimeoutMs } = this.#settings;
+    let timer: Timer | undefined;
+    try {
+      await Promise.race([
+        this.#pool.end(),
+        new Promise<void>((resolve) => {
+          timer = clock.setTimer(resolve, commandTimeoutMs * 2);
+        }),
+      ]);
+    } catch {
+      // Already ended.
+    } finally {
+      timer?.cancel();
+    }
+  }
+
+  #query(statement: Statement | string, values: unknown[]): Promise<QueryResult> {
+    return this.#pool.query(typeof statement === 'string' ? { text: statement, values } : { name: statement.name, text: statement.text, values });
+  }
+
+  /** A row of `get`, `take` or `exchange` as a string, or a {@link ValueTooLargeError}. */
+  #read(key: string, { rows }: QueryResult): string | null {
+    const row = rows[0] as { value: Buffer | null; size: number | string } | undefined;
+    if (row === undefined) return null;
+    const limit = this.#settings.limits.maxValueBytes;
+    if (row.value === null || Number(row.size) > limit) throw new ValueTooLargeError(key, Number(row.size), limit);
+    return row.value.toString('utf8');
+  }
+
+  /** Creates the table unless it exists; concurrent creators (here or in other processes) all succeed. */
+  #ensureTable(): Promise<void> {
+    this.#creating ??= this.#query(this.#sql.tableExists, [])
+      .then(({ rows }) => (rows[0]?.exists === true ? undefined : this.#query(this.#sql.createTable, [])))
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          if (CREATED_BY_ANOTHER.has(sqlState(error) ?? '')) return;
+          throw error;
+        },
+      )
+      .finally(() => (this.#creating = undefined));
+    return this.#creating;
+  }
+
+  async #waitUntilReady(signal: AbortSignal | undefined): Promise<void> {
+    const { clock, connectTimeoutMs, target } = this.#settings;
+    const started = clock.now();
+    for (;;) {
+      if (signal?.aborted) throw abortReason(signal);
+      try {
+        await raceSignal(this.#ensureTable(), signal);
+        return;
+      } catch (error) {
+        if (signal?.aborted) throw abortReason(signal);
+        const mapped = mapPostgresError(error, { backend: this.name, operation: 'connect', closed: false });
+        if (!StoreUnavailableError.is(mapped)) throw StoreAccessError.is(mapped) ? new StoreAccessError(`${target}: ${detail(mapped)}`, { cause: error }) : mapped;
+        if (clock.now() - started + RETRY_MS >= connectTimeoutMs) {
+          throw new StoreUnavailableError(`${target}: not ready within ${connectTimeoutMs} ms: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        }
+        await sleep(clock, RETRY_MS, signal);
+      }
+    }
+  }
+
+  #scheduleSweep(): void {
+    if (this.#closed) return;
+    this.#sweepTimer = this.#settings.clock.setTimer(() => {
+      this.#query(this.#sql.sweep, [])
+        .catch((error: unknown) => this.#settings.logger.debug({ store: this.#settings.target, error: String(error) }, 'postgres: sweep of expired keys failed'))
+        .finally(() => this.#scheduleSweep());
+    }, SWEEP_INTERVAL_MS);
+  }
+
+  #op<T>(operation: string, key: string | undefined, options: KVOperationOptions | undefined, run: () => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(new KVClosedError(this.name));
+    const signal = options?.signal;
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    const { clock, commandTimeoutMs } = this.#settings;
+    const work = (async (): Promise<T> => {
+      if (key !== undefined) checkKey(key, this.#settings.limits);
+      try {
+        try {
+          return await run();
+        } catch (error) {
+          // The table is gone (dropped, or the database restored without it): create it, try once more.
+          if (sqlState(error) !== UNDEFINED_TABLE || this.#closed) throw error;
+          this.#settings.logger.warn({ store: this.#settings.target, table: this.table }, 'postgres: the table is missing; creating it again');
+          await this.#ensureTable();
+          return await run();
+        }
+      } catch (error) {
+        throw mapPostgresError(error, { backend: this.name, operation, closed: this.#closed });
+      }
+    })();
+    const bounded = withDeadline(clock, commandTimeoutMs, `postgres ${operation}`, work).then(
+      (result) => {
+        this.#noteReachable(true);
+        return result;
+      },
+      (error: unknown) => {
+        if (StoreUnavailableError.is(error)) this.#noteReachable(false, error);
+        throw error;
+      },
+    );
+    return raceSignal(bounded, signal);
+  }
+
+  #noteReachable(reachable: boolean, error?: StoreUnavailableError): void {
+    if (reachable === this.#reachable || this.#closed) return;
+    this.#reachable = reachable;
+    const { logger, target } = this.#settings;
+    if (reachable) logger.info({ store: target }, 'postgres: store reachable again');
+    else logger.warn({ store: target, error: error?.message }, 'postgres: store unavailable');
+  }
+}
+
+/** A TTL in ms for the statements: a positive number, or null for none. */
+function ttlArgument(ttlMs: number | undefined): number | null {
+  if (ttlMs === undefined) return null;
+  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
+    throw new ConfigError('ttlMs', ttlMs, 'Expected `ttlMs` to be a positive number');
+  }
+  return Math.ceil(ttlMs);
+}
+
+function detail(error: unknown): string {
+  return error instanceof Error ? error.message.replace(/^kv: store refused access: /, '') : String(error);
+}

@@ -1,0 +1,110 @@
+import type { ConnectionOptions } from 'node:tls';
+import type { PoolConfig } from 'pg';
+import type { Clock } from '../clock/Clock.js';
+import { realClock } from '../clock/RealClock.js';
+import { ConfigError } from '../errors.js';
+import { silentLogger, type Logger } from '../logger.js';
+import { redactStoreUrl } from '../redis/parseStoreUrl.js';
+import { resolveLimits, type Limits } from '../validate.js';
+import { parsePostgresUrl, type PostgresSslMode } from './parsePostgresUrl.js';
+import type { PostgresKVOptions } from './PostgresKV.js';
+
+/** The table PostgresKV uses when neither `table` nor the URL's `?table=` names one. */
+export const DEFAULT_TABLE = 'roster_kv';
+const DEFAULT_POOL_SIZE = 8;
+const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
+/** How long after the server's own `statement_timeout` the client gives up on a silent server. */
+const CLIENT_TIMEOUT_MARGIN_MS = 250;
+const TABLE_NAME = /^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$/;
+
+/** Resolved {@link PostgresKVOptions}. */
+export interface PostgresSettings {
+  readonly pool: PoolConfig;
+  readonly table: string;
+  /** The URL with its password redacted, for messages. */
+  readonly target: string;
+  readonly limits: Limits;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly connectTimeoutMs: number;
+  readonly commandTimeoutMs: number;
+}
+
+/** Validates `options` once, up front, and builds pg's pool configuration. */
+export function resolvePostgresSettings(options: PostgresKVOptions): PostgresSettings {
+  if (typeof options !== 'object' || options === null) throw new ConfigError('options', options, 'Expected an options object');
+  const limits = resolveLimits(options);
+  for (const field of ['maxKeyBytes', 'maxValueBytes'] as const) {
+    const v = limits[field];
+    if (!Number.isInteger(v) || v <= 0) throw new ConfigError(field, v, `Expected \`${field}\` to be a positive integer`);
+  }
+  if (typeof options.url !== 'string') throw new ConfigError('url', options.url, 'Expected `url` to be a `postgres://` URL');
+  const parsed = parsePostgresUrl(options.url);
+  const connectTimeoutMs = positive('connectTimeoutMs', options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
+  const commandTimeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS);
+  const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
+  if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1000) throw new ConfigError('poolSize', poolSize, 'Expected `poolSize` to be an integer from 1 to 1000');
+  const table = options.table ?? parsed.table ?? DEFAULT_TABLE;
+  if (typeof table !== 'string' || !TABLE_NAME.test(table)) {
+    throw new ConfigError('table', table, 'Expected `table` to be a lower-case SQL identifier (`[a-z_][a-z0-9_]*`), optionally `schema.table`');
+  }
+  const password = options.password ?? parsed.password;
+  const pool: PoolConfig = {
+    host: parsed.host,
+    port: parsed.port,
+    user: parsed.user,
+    database: parsed.database,
+    ...(password !== undefined && { password }),
+    ssl: ssl(parsed.sslmode, options.tls),
+    max: poolSize,
+    // Bounds both a new connection and the wait for a free one.
+    connectionTimeoutMillis: Math.min(connectTimeoutMs, commandTimeoutMs),
+    idleTimeoutMillis: 30_000,
+    // Every statement is bounded on the server, and on the client for a server that went silent.
+    statement_timeout: Math.ceil(commandTimeoutMs),
+    lock_timeout: Math.ceil(commandTimeoutMs),
+    query_timeout: Math.ceil(commandTimeoutMs) + CLIENT_TIMEOUT_MARGIN_MS,
+    idle_in_transaction_session_timeout: Math.ceil(commandTimeoutMs) * 2,
+    keepAlive: true,
+    application_name: parsed.applicationName ?? 'roster',
+  };
+  return {
+    pool,
+    table,
+    target: redactStoreUrl(options.url),
+    limits,
+    logger: options.logger ?? silentLogger,
+    clock: options.clock ?? realClock,
+    connectTimeoutMs,
+    commandTimeoutMs,
+  };
+}
+
+/**
+ * pg's `ssl` from the URL's `sslmode` and the `tls` option: `require` encrypts without verifying,
+ * `verify-ca` verifies the chain, `verify-full` the chain and the host name; `tls` options (a CA,
+ * a client certificate) apply on top, and `tls` alone means `verify-full`.
+ */
+function ssl(mode: PostgresSslMode, tls: boolean | ConnectionOptions | undefined): false | ConnectionOptions {
+  if (tls === false) return false;
+  const extra = typeof tls === 'object' && tls !== null ? tls : {};
+  const effective = mode === 'disable' && tls !== undefined ? 'verify-full' : mode;
+  switch (effective) {
+    case 'disable':
+      return false;
+    case 'require':
+      return { rejectUnauthorized: false, ...extra };
+    case 'verify-ca':
+      return { rejectUnauthorized: true, checkServerIdentity: () => undefined, ...extra };
+    case 'verify-full':
+      return { rejectUnauthorized: true, ...extra };
+  }
+}
+
+function positive(field: string, value: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new ConfigError(field, value, `Expected \`${field}\` to be a positive number of milliseconds`);
+  }
+  return value;
+}
