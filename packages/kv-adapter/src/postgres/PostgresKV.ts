@@ -52,6 +52,9 @@ export interface PostgresKVConnectOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Runs one statement within an operation's deadline. */
+type Query = (statement: Statement, values: unknown[]) => Promise<QueryResult>;
+
 /** SQLSTATEs of a `CREATE TABLE IF NOT EXISTS` that lost the race to another creator. */
 const CREATED_BY_ANOTHER = new Set(['23505', '42P07', '42710']);
 /** SQLSTATE of a table that does not exist. */
@@ -157,48 +160,48 @@ export class PostgresKV implements KV {
   }
 
   get(key: string, options?: KVOperationOptions): Promise<string | null> {
-    return this.#op('get', key, options, async () => this.#read(key, await this.#query(this.#sql.get, [key, this.#settings.limits.maxValueBytes])));
+    return this.#op('get', key, options, async (q) => this.#read(key, await q(this.#sql.get, [key, this.#settings.limits.maxValueBytes])));
   }
 
   set(key: string, value: string, options?: SetOptions): Promise<void> {
-    return this.#op('set', key, options, async () => {
+    return this.#op('set', key, options, async (q) => {
       checkValue(key, value, this.#settings.limits);
-      await this.#query(this.#sql.set, [key, Buffer.from(value), ttlArgument(options?.ttlMs)]);
+      await q(this.#sql.set, [key, Buffer.from(value), ttlArgument(options?.ttlMs)]);
     });
   }
 
   delete(key: string, options?: KVOperationOptions): Promise<boolean> {
-    return this.#op('delete', key, options, async () => {
-      const { rows } = await this.#query(this.#sql.delete, [key]);
+    return this.#op('delete', key, options, async (q) => {
+      const { rows } = await q(this.#sql.delete, [key]);
       return rows[0]?.live === true;
     });
   }
 
   append(key: string, value: string, options?: KVOperationOptions): Promise<number> {
-    return this.#op('append', key, options, async () => {
+    return this.#op('append', key, options, async (q) => {
       const { limits } = this.#settings;
       checkValue(key, value, limits);
       const bytes = Buffer.from(value);
-      const { rows } = await this.#query(this.#sql.append, [key, bytes, limits.maxValueBytes]);
+      const { rows } = await q(this.#sql.append, [key, bytes, limits.maxValueBytes]);
       if (rows[0] !== undefined) return Number(rows[0].size);
       // Refused: nothing was written. Its size is read again, for the error only.
-      const { rows: now } = await this.#query(this.#sql.size, [key]);
+      const { rows: now } = await q(this.#sql.size, [key]);
       throw new ValueTooLargeError(key, Number(now[0]?.size ?? 0) + bytes.length, limits.maxValueBytes);
     });
   }
 
   take(key: string, options?: KVOperationOptions): Promise<string | null> {
     // A value over the limit is taken (deleted) all the same, then reported as too large.
-    return this.#op('take', key, options, async () => {
-      const result = await this.#query(this.#sql.take, [key, this.#settings.limits.maxValueBytes]);
+    return this.#op('take', key, options, async (q) => {
+      const result = await q(this.#sql.take, [key, this.#settings.limits.maxValueBytes]);
       return result.rows[0]?.live === true ? this.#read(key, result) : null;
     });
   }
 
   getRange(key: string, start: number, end: number, options?: KVOperationOptions): Promise<string> {
-    return this.#op('getRange', key, options, async () => {
+    return this.#op('getRange', key, options, async (q) => {
       checkRange(start, end);
-      const { rows } = await this.#query(this.#sql.getRange, [key, start, end]);
+      const { rows } = await q(this.#sql.getRange, [key, start, end]);
       const value = rows[0]?.value as Buffer | undefined;
       if (value === undefined) return '';
       const text = value.toString('utf8');
@@ -208,23 +211,23 @@ export class PostgresKV implements KV {
   }
 
   exchange(key: string, value: string, options?: KVOperationOptions): Promise<string | null> {
-    return this.#op('exchange', key, options, async () => {
+    return this.#op('exchange', key, options, async (q) => {
       const { limits } = this.#settings;
       checkValue(key, value, limits);
       const bytes = Buffer.from(value);
       // Either the update of an existing row or the insert of an absent one applies; a racing
       // insert by another writer makes both miss, and the update then finds that writer's row.
       for (;;) {
-        const updated = await this.#query(this.#sql.exchangeUpdate, [key, bytes, limits.maxValueBytes]);
+        const updated = await q(this.#sql.exchangeUpdate, [key, bytes, limits.maxValueBytes]);
         if (updated.rows[0] !== undefined) return updated.rows[0].live === true ? this.#read(key, updated) : null;
-        const inserted = await this.#query(this.#sql.exchangeInsert, [key, bytes]);
+        const inserted = await q(this.#sql.exchangeInsert, [key, bytes]);
         if (inserted.rowCount === 1) return null;
       }
     });
   }
 
   compareAndSet(key: string, expected: string | null, value: string, options?: CompareAndSetOptions): Promise<CompareAndSetResult> {
-    return this.#op('compareAndSet', key, options, async () => {
+    return this.#op('compareAndSet', key, options, async (q) => {
       const { limits } = this.#settings;
       checkValue(key, value, limits);
       if (expected !== null && typeof expected !== 'string') {
@@ -239,17 +242,17 @@ export class PostgresKV implements KV {
       const values: unknown[] = [key, parts.map((part) => Buffer.from(part)), ttl];
       const statement = expected === null ? this.#sql.casAbsent : options?.prefix ? this.#sql.casPrefix : this.#sql.casEqual;
       if (expected !== null) values.push(Buffer.from(expected));
-      const { rows } = await this.#query(statement, values);
+      const { rows } = await q(statement, values);
       const row = rows[0] as { ms: string; swapped: boolean; value: Buffer | null };
       const time = Number(row.ms);
       if (row.swapped) return { swapped: true, current: token === '' ? value : (row.value?.toString('utf8') ?? value), time };
-      const current = this.#read(key, await this.#query(this.#sql.get, [key, limits.maxValueBytes]));
+      const current = this.#read(key, await q(this.#sql.get, [key, limits.maxValueBytes]));
       return { swapped: false, current, time };
     });
   }
 
   time(options?: KVOperationOptions): Promise<number> {
-    return this.#op('time', undefined, options, async () => Number((await this.#query(this.#sql.time, [])).rows[0].ms));
+    return this.#op('time', undefined, options, async (q) => Number((await q(this.#sql.time, [])).rows[0].ms));
   }
 
   /**
@@ -285,8 +288,25 @@ export class PostgresKV implements KV {
     }
   }
 
-  #query(statement: Statement | string, values: unknown[]): Promise<QueryResult> {
-    return this.#pool.query(typeof statement === 'string' ? { text: statement, values } : { name: statement.name, text: statement.text, values });
+  /**
+   * Runs one statement on a pooled connection. A connection obtained after `signal` aborted (the
+   * caller gave up) is handed back unused, so that an abandoned write is never sent late. A
+   * connection that failed (not a server error: a broken socket, pg's read timeout) is destroyed.
+   */
+  async #query(statement: Statement | string, values: unknown[], signal?: AbortSignal): Promise<QueryResult> {
+    const client = await this.#pool.connect();
+    if (signal?.aborted) {
+      client.release();
+      throw abortReason(signal);
+    }
+    try {
+      const result = await client.query(typeof statement === 'string' ? { text: statement, values } : { name: statement.name, text: statement.text, values });
+      client.release();
+      return result;
+    } catch (error) {
+      client.release(sqlState(error) === undefined);
+      throw error;
+    }
   }
 
   /** A row of `get`, `take` or `exchange` as a string, or a {@link ValueTooLargeError}. */
@@ -342,27 +362,28 @@ export class PostgresKV implements KV {
     }, SWEEP_INTERVAL_MS);
   }
 
-  #op<T>(operation: string, key: string | undefined, options: KVOperationOptions | undefined, run: () => Promise<T>): Promise<T> {
+  #op<T>(operation: string, key: string | undefined, options: KVOperationOptions | undefined, run: (query: Query) => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(new KVClosedError(this.name));
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const { clock, commandTimeoutMs } = this.#settings;
-    const work = (async (): Promise<T> => {
+    const work = async (deadline: AbortSignal): Promise<T> => {
       if (key !== undefined) checkKey(key, this.#settings.limits);
+      const query: Query = (statement, values) => this.#query(statement, values, deadline);
       try {
         try {
-          return await run();
+          return await run(query);
         } catch (error) {
           // The table is gone (dropped, or the database restored without it): create it, try once more.
           if (sqlState(error) !== UNDEFINED_TABLE || this.#closed) throw error;
           this.#settings.logger.warn({ store: this.#settings.target, table: this.table }, 'postgres: the table is missing; creating it again');
           await this.#ensureTable();
-          return await run();
+          return await run(query);
         }
       } catch (error) {
         throw mapPostgresError(error, { backend: this.name, operation, closed: this.#closed });
       }
-    })();
+    };
     const bounded = withDeadline(clock, commandTimeoutMs, `postgres ${operation}`, work).then(
       (result) => {
         this.#noteReachable(true);

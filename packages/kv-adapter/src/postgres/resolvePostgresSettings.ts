@@ -58,8 +58,9 @@ export function resolvePostgresSettings(options: PostgresKVOptions): PostgresSet
     ...(password !== undefined && { password }),
     ssl: ssl(parsed.sslmode, options.tls),
     max: poolSize,
-    // Bounds both a new connection and the wait for a free one.
-    connectionTimeoutMillis: Math.min(connectTimeoutMs, commandTimeoutMs),
+    // Bounds a new connection and the wait for a free one. An operation gives up at its own
+    // deadline; a connection it had asked for still serves the next one, unused by it.
+    connectionTimeoutMillis: Math.min(connectTimeoutMs, Math.max(commandTimeoutMs, 1000)),
     idleTimeoutMillis: 30_000,
     // Every statement is bounded on the server, and on the client for a server that went silent.
     statement_timeout: Math.ceil(commandTimeoutMs),
