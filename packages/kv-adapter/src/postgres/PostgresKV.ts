@@ -129,9 +129,12 @@ export class PostgresKV implements KV {
     this.#pool = pool;
     this.table = settings.table;
     this.#sql = statements(settings.table);
-    // An idle connection that breaks (a killed backend, a restart) is dropped by the pool; the
-    // 'error' event must be listened to, or it would crash the process.
-    pool.on('error', (error: Error) => settings.logger.debug({ store: settings.target, error: error.message }, 'postgres: idle connection lost'));
+    // A connection that breaks (a killed backend, a restart) emits 'error': on an idle one the pool
+    // re-emits it (and drops the connection); on one checked out, or being destroyed after a
+    // failure, nobody listens. Each must be listened to, or it would crash the process.
+    const lost = (error: Error): void => settings.logger.debug({ store: settings.target, error: error.message }, 'postgres: connection lost');
+    pool.on('error', lost);
+    pool.on('connect', (client) => client.on('error', lost));
   }
 
   /**
