@@ -7,11 +7,11 @@ export const SECTIONS = ['failover', 'stall', 'resign', 'membership', 'scale'] a
 /** One section. */
 export type Section = (typeof SECTIONS)[number];
 /** The stores of the scale section. */
-export const SCALE_STORES = ['redis', 'cluster', 'sentinel', 'etcd'] as const;
+export const SCALE_STORES = ['redis', 'cluster', 'sentinel', 'etcd', 'postgres'] as const;
 /** One store of the scale section. */
 export type ScaleStore = (typeof SCALE_STORES)[number];
 /** The systems compared. */
-export const SYSTEMS = ['roster', 'roster-sentinel', 'roster-etcd', 'redis-leader', 'etcd'] as const;
+export const SYSTEMS = ['roster', 'roster-sentinel', 'roster-etcd', 'roster-postgres', 'redis-leader', 'etcd'] as const;
 /** One system family. */
 export type SystemFamily = (typeof SYSTEMS)[number];
 
@@ -53,10 +53,12 @@ pnpm bench --report packages/bench/results/latest.json [--write-docs]
   --scale-n    the member counts of the scale section
   --scale-store the stores of the scale section: redis (one redis-server, I=100/T=500),
                cluster (a 3-master Redis Cluster, I=1000/T=5000), sentinel (a master, 2
-               replicas and 3 sentinels, I=1000/T=5000; N = 100 and 1,000) and etcd (one etcd
-               member through EtcdKV, I=1000/T=5000; N = 100 and 1,000) (default: all)
+               replicas and 3 sentinels, I=1000/T=5000; N = 100 and 1,000), etcd (one etcd
+               member through EtcdKV, I=1000/T=5000; N = 100 and 1,000) and postgres (one
+               PostgreSQL through PostgresKV, I=1000/T=5000; N = 100 and 1,000) (default: all)
   (systems)    roster: Roster on a redis-server; roster-sentinel: on Redis Sentinel;
-               roster-etcd: on an etcd member (EtcdKV); redis-leader and etcd: the peers
+               roster-etcd: on an etcd member (EtcdKV); roster-postgres: on PostgreSQL
+               (PostgresKV); redis-leader and etcd: the peers
   --write-docs write the report into docs/benchmarks.md and its plots (--docs is the same);
                the default only for the full run of everything (no --quick, --only, --section,
                --scale-n or --scale-store)
@@ -114,7 +116,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   const fullRun = !quick && v.only === undefined && v.section === undefined && ns === undefined && v['scale-store'] === undefined;
   const asked = v['write-docs'] === true || v.docs === true;
   if (asked && v['no-docs']) throw new UsageError('bench: --write-docs and --no-docs contradict each other');
-  const defaultNs = (store: ScaleStore): number[] => (store === 'sentinel' || store === 'etcd' ? [100, 1000] : store === 'cluster' && !quick ? [10, 100, 1000, 10_000] : [10, 100, 1000]);
+  const defaultNs = (store: ScaleStore): number[] => (store === 'sentinel' || store === 'etcd' || store === 'postgres' ? [100, 1000] : store === 'cluster' && !quick ? [10, 100, 1000, 10_000] : [10, 100, 1000]);
   const scaleNs = (store: ScaleStore): number[] => (stores.includes(store) ? (ns ?? defaultNs(store)) : []);
   return {
     mode: quick ? 'quick' : 'full',
@@ -135,6 +137,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       ...scaleNs('cluster').map((members) => ({ store: 'cluster' as const, members, intervalMs: 1000, timeoutMs: 5000 })),
       ...scaleNs('sentinel').map((members) => ({ store: 'sentinel' as const, members, intervalMs: 1000, timeoutMs: 5000 })),
       ...scaleNs('etcd').map((members) => ({ store: 'etcd' as const, members, intervalMs: 1000, timeoutMs: 5000 })),
+      ...scaleNs('postgres').map((members) => ({ store: 'postgres' as const, members, intervalMs: 1000, timeoutMs: 5000 })),
     ],
     writeDocs: v['no-docs'] ? false : asked || (fullRun && v.report === undefined),
     ...(v.report !== undefined && { reportFrom: v.report }),

@@ -1,9 +1,10 @@
 /**
- * One run of the bench: starts the stores (redis-server, etcd, a Redis Cluster), compares the
+ * One run of the bench: starts the stores (redis-server, etcd, a Redis Cluster, Sentinel, PostgreSQL), compares the
  * systems on groups of real processes, runs the scale cases, and returns the result record. Every
  * process it starts is stopped before it returns, also on failure.
  */
 import { Etcd3 } from 'etcd3';
+import { LocalPostgres } from '@roster/kv-adapter/testing';
 import { startEtcd, etcdVersion, type EtcdServer } from './infra/etcdServer.js';
 import { killAll } from './infra/processes.js';
 import { redisVersion, startRedisCluster, startRedisSentinel, startRedisServer, type RedisClusterServers, type RedisSentinelServers, type RedisServer } from './infra/redisServer.js';
@@ -86,6 +87,13 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
   let etcd: EtcdServer | undefined;
   let cluster: RedisClusterServers | undefined;
   let sentinel: RedisSentinelServers | undefined;
+  let postgres: LocalPostgres | undefined;
+  const startPostgres = async (): Promise<LocalPostgres> => {
+    const server = await LocalPostgres.start();
+    result.machine.postgres = await server.sql('SHOW server_version');
+    progress(`PostgreSQL ${result.machine.postgres} at ${server.host}:${server.port}`);
+    return server;
+  };
   try {
     if (comparing) {
       // One redis-server for Roster and redis-leader (the Sentinel deployment is roster-sentinel's own).
@@ -101,6 +109,10 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
         sentinel = await startRedisSentinel();
         progress(`Redis Sentinel (a master, 2 replicas, 3 sentinels) at ${sentinel.url}`);
         systems.push(rosterSystem({ storeUrl: sentinel.url, key: `bench-${runId}-sentinel-${i}-${t}`, intervalMs: i, timeoutMs: t, storeKind: 'sentinel' }));
+      }
+      if (options.systems.includes('roster-postgres')) {
+        postgres = await startPostgres();
+        systems.push(rosterSystem({ storeUrl: postgres.url, key: `bench-${runId}-pg-${i}-${t}`, intervalMs: i, timeoutMs: t, storeKind: 'postgres' }));
       }
       if (options.systems.includes('redis-leader')) systems.push(redisLeaderSystem({ url: redis!.url, key: `bench-${runId}`, ttlMs: t, waitMs: i }));
       if (needsEtcd) {
@@ -129,6 +141,15 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       }
       await redis?.stop();
       redis = undefined;
+      const postgresCases = options.scale.filter((x) => x.store === 'postgres');
+      if (postgresCases.length > 0) {
+        postgres ??= await startPostgres();
+        for (const c of postgresCases) {
+          result.scale.push(await runScaleCase(c, { url: postgres.url, ports: [], perWorker: 250, windowMs: Math.max(5000, 10 * c.intervalMs), convergeLimitMs: 30_000 + 20 * c.members }, progress));
+        }
+        await postgres.destroy();
+        postgres = undefined;
+      }
       const sentinelCases = options.scale.filter((x) => x.store === 'sentinel');
       if (sentinelCases.length > 0) {
         sentinel ??= await startRedisSentinel();
@@ -160,7 +181,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       }
     }
   } finally {
-    await Promise.allSettled([redis?.stop(), etcd?.stop(), cluster?.stop(), sentinel?.stop()]);
+    await Promise.allSettled([redis?.stop(), etcd?.stop(), cluster?.stop(), sentinel?.stop(), postgres?.destroy()]);
     await killAll();
     result.machine.loadEnd = currentLoad();
     result.finishedAt = new Date().toISOString();

@@ -42,7 +42,9 @@ describe('order statistics', () => {
 describe('the command line', () => {
   it('runs everything and writes the docs by default, and only what is asked otherwise', () => {
     const all = parseBenchArgs([]);
-    expect(all).toMatchObject({ mode: 'full', writeDocs: true, kills: 10, systems: ['roster', 'roster-sentinel', 'roster-etcd', 'redis-leader', 'etcd'] });
+    expect(all).toMatchObject({ mode: 'full', writeDocs: true, kills: 10, systems: ['roster', 'roster-sentinel', 'roster-etcd', 'roster-postgres', 'redis-leader', 'etcd'] });
+    // PostgreSQL's rows run in the same run as Redis's: at N = 100 and 1,000 in the scale part.
+    expect(all.scale.filter((c) => c.store === 'postgres').map((c) => [c.members, c.intervalMs, c.timeoutMs])).toEqual([[100, 1000, 5000], [1000, 1000, 5000]]);
     expect(all.scale.some((c) => c.members === 10_000)).toBe(true);
     const some = parseBenchArgs(['--quick', '--only', 'roster', '--section', 'failover,stall']);
     expect(some).toMatchObject({ mode: 'quick', writeDocs: false, systems: ['roster'], sections: ['failover', 'stall'], kills: 5 });

@@ -10,6 +10,8 @@ export interface MachineInfo {
   readonly node: string;
   readonly redis: string;
   readonly etcd: string;
+  /** The PostgreSQL server's version, when a PostgreSQL row ran. */
+  postgres?: string;
   /** The 1-minute load average at the start and at the end of the run. */
   readonly loadStart: number;
   loadEnd?: number;

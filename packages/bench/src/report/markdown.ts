@@ -84,6 +84,7 @@ export function renderMarkdown(result: BenchResult): string {
     `| Node.js | ${m.node} |`,
     `| redis-server | ${m.redis} |`,
     `| etcd | ${m.etcd} |`,
+    ...(m.postgres === undefined ? [] : [`| PostgreSQL | ${m.postgres} |`]),
     `| load average (1 min) | ${m.loadStart} at the start, ${m.loadEnd ?? '—'} at the end |`,
     '',
     'Timings on a shared 2-core machine are noisy: a load average above the core count means the nodes, the store and the bench compete for the CPU, which lengthens every figure and shortens tolerances.',
@@ -146,6 +147,6 @@ export function renderMarkdown(result: BenchResult): string {
 }
 
 /** The scale table's name of a store. */
-function storeLabel(store: 'redis' | 'cluster' | 'sentinel' | 'etcd'): string {
-  return store === 'redis' ? 'redis-server' : store === 'cluster' ? 'Redis Cluster (3 masters)' : store === 'etcd' ? 'etcd (1 member, EtcdKV)' : 'Redis Sentinel (a master, 2 replicas)';
+function storeLabel(store: ScaleResult['store']): string {
+  return store === 'redis' ? 'redis-server' : store === 'cluster' ? 'Redis Cluster (3 masters)' : store === 'etcd' ? 'etcd (1 member, EtcdKV)' : store === 'postgres' ? 'PostgreSQL (PostgresKV)' : 'Redis Sentinel (a master, 2 replicas)';
 }

@@ -15,7 +15,7 @@ import type { WorkerStatus } from './scaleWorker.js';
 
 /** One scale configuration. */
 export interface ScaleCase {
-  readonly store: 'redis' | 'cluster' | 'sentinel' | 'etcd';
+  readonly store: 'redis' | 'cluster' | 'sentinel' | 'etcd' | 'postgres';
   readonly members: number;
   readonly intervalMs: number;
   readonly timeoutMs: number;
@@ -201,7 +201,7 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
       for (const [op, n] of Object.entries(sent1[i]!.sent)) sentTotals[op] = (sentTotals[op] ?? 0) + ((n - (sent0[i]!.sent[op] ?? 0)) * elapsed) / span;
     });
     const sentByOperation = Object.fromEntries(Object.entries(sentTotals).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([op, n]) => [op, Math.round(perMember(n) * 1000) / 1000]));
-    // Without Redis servers to ask (etcd), the store's own counters are not read: NaN, not 0.
+    // Without Redis servers to ask (etcd, PostgreSQL), the store's own counters are not read: NaN, not 0.
     const server = (x: number): number => (options.ports.length === 0 ? Number.NaN : x);
     const cost = {
       commandsPerMemberInterval: perMember(Object.values(sentTotals).reduce((a, b) => a + b, 0)),

@@ -13,7 +13,7 @@ export interface RosterSystemOptions {
   readonly intervalMs: number;
   readonly timeoutMs: number;
   /** The store's kind, when it is not one redis-server: names the system (`roster-sentinel-100-500`, `roster-etcd-100-500`). */
-  readonly storeKind?: 'sentinel' | 'etcd';
+  readonly storeKind?: 'sentinel' | 'etcd' | 'postgres';
 }
 
 /** Translates one `roster node --json` line. */
@@ -42,8 +42,8 @@ export function rosterSystem(options: RosterSystemOptions): System {
   const cli = rosterCliPath();
   return {
     name: options.storeKind === undefined ? `roster-${i}-${t}` : `roster-${options.storeKind}-${i}-${t}`,
-    label: options.storeKind === 'sentinel' ? `Roster on Redis Sentinel I=${i}/T=${t}` : options.storeKind === 'etcd' ? `Roster on etcd I=${i}/T=${t}` : `Roster I=${i}/T=${t}`,
-    timing: options.storeKind === 'sentinel' ? `I ${i} ms, T ${t} ms; a master, 2 replicas, 3 sentinels` : options.storeKind === 'etcd' ? `I ${i} ms, T ${t} ms; one etcd member, EtcdKV` : `I ${i} ms, T ${t} ms`,
+    label: options.storeKind === 'sentinel' ? `Roster on Redis Sentinel I=${i}/T=${t}` : options.storeKind === 'etcd' ? `Roster on etcd I=${i}/T=${t}` : options.storeKind === 'postgres' ? `Roster on PostgreSQL I=${i}/T=${t}` : `Roster I=${i}/T=${t}`,
+    timing: options.storeKind === 'sentinel' ? `I ${i} ms, T ${t} ms; a master, 2 replicas, 3 sentinels` : options.storeKind === 'etcd' ? `I ${i} ms, T ${t} ms; one etcd member, EtcdKV` : options.storeKind === 'postgres' ? `I ${i} ms, T ${t} ms; one PostgreSQL, PostgresKV` : `I ${i} ms, T ${t} ms`,
     timeoutMs: t,
     settleMs: 2 * t + 3 * i,
     reportsMembers: true,
