@@ -1,6 +1,8 @@
 import type { PrimaryEvent } from '@roster/cli';
+import { connectStore, StoreAccessError } from '@roster/kv-adapter';
 import { LocalPostgres } from '@roster/kv-adapter/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { makeCertificates, type TestCertificates } from './support/certificates.js';
 import { killAllNodes, runRoster, startRoster, until, type RosterNodeProcess } from './support/rosterNode.js';
 
 /**
@@ -249,5 +251,33 @@ describe('roster primary on PostgreSQL', () => {
     expect(JSON.parse(got.stdout)).toMatchObject({ primary: 'p1', endpoint: 'p1.local:8080' });
     p.signal('SIGTERM');
     expect(await p.exited).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe('PostgreSQL over TLS (sslmode)', () => {
+  let certs: TestCertificates;
+  let tlsServer: LocalPostgres;
+  beforeAll(async () => {
+    certs = await makeCertificates();
+    tlsServer = await LocalPostgres.start({ tls: { cert: await certs.read(certs.serverCert), key: await certs.read(certs.serverKey) } });
+  }, 60_000);
+  afterAll(async () => {
+    await tlsServer?.destroy();
+    await certs?.remove();
+  });
+
+  it('verify-full with the CA connects over TLS; a wrong CA, and TLS asked of a server without it, are StoreAccessError', async () => {
+    const kv = await connectStore(`${tlsServer.url}?sslmode=verify-full&application_name=tlscheck`, { tls: { ca: await certs.read(certs.caCert) } });
+    try {
+      await kv.set('k', 'v');
+      const ssl = await tlsServer.sql(`SELECT bool_and(s.ssl) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) WHERE a.application_name = 'tlscheck'`);
+      expect(ssl).toBe('t');
+    } finally {
+      await kv.close();
+    }
+    const wrongCa = await connectStore(`${tlsServer.url}?sslmode=verify-full`, { tls: { ca: await certs.read(certs.otherCaCert) }, connectTimeoutMs: 3000 }).catch((e: unknown) => e);
+    expect(StoreAccessError.is(wrongCa), String(wrongCa)).toBe(true);
+    const noTls = await connectStore(`${server.url}?sslmode=require`, { connectTimeoutMs: 3000 }).catch((e: unknown) => e);
+    expect(StoreAccessError.is(noTls), String(noTls)).toBe(true);
   });
 });

@@ -24,6 +24,11 @@ export interface LocalPostgresOptions {
   readonly settings?: Readonly<Record<string, string>>;
   /** How long to wait for the server to accept connections. @defaultValue 30000 */
   readonly readyTimeoutMs?: number;
+  /**
+   * Serve TLS too (`ssl = on`) with this certificate and key (PEM text); clients may still
+   * connect without TLS.
+   */
+  readonly tls?: { readonly cert: string; readonly key: string };
 }
 
 /** How {@link LocalPostgres.stop} shuts the server down (PostgreSQL's shutdown modes). */
@@ -90,6 +95,7 @@ export class LocalPostgres {
   readonly #owner: { uid: number; gid: number } | undefined;
   readonly #settings: Readonly<Record<string, string>>;
   readonly #readyTimeoutMs: number;
+  readonly #tls: boolean;
   #child: ChildProcess | undefined;
   #output = '';
 
@@ -100,6 +106,7 @@ export class LocalPostgres {
     this.#owner = owner;
     this.#settings = options.settings ?? {};
     this.#readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
+    this.#tls = options.tls !== undefined;
   }
 
   /**
@@ -117,6 +124,12 @@ export class LocalPostgres {
       const pwfile = join(dir, 'pwfile');
       await writeFile(pwfile, `${SUPERUSER_PASSWORD}\n`);
       if (owner) await chown(pwfile, owner.uid, owner.gid);
+      if (options.tls) {
+        for (const [name, pem] of [['server.crt', options.tls.cert], ['server.key', options.tls.key]] as const) {
+          await writeFile(join(dir, name), pem, { mode: 0o600 });
+          if (owner) await chown(join(dir, name), owner.uid, owner.gid);
+        }
+      }
       await server.#run('initdb', ['-D', server.#data, '-U', SUPERUSER, `--pwfile=${pwfile}`, '--auth-host=scram-sha-256', '--auth-local=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], 60_000);
       await server.start();
       return server;
@@ -159,6 +172,7 @@ export class LocalPostgres {
       full_page_writes: 'off',
       shared_buffers: '32MB',
       max_connections: '200',
+      ...(this.#tls && { ssl: 'on', ssl_cert_file: join(this.dir, 'server.crt'), ssl_key_file: join(this.dir, 'server.key') }),
       ...this.#settings,
     };
     const args = ['-D', this.#data, ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])];
