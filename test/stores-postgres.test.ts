@@ -3,6 +3,7 @@ import { connectStore, StoreAccessError } from '@roster/kv-adapter';
 import { LocalPostgres } from '@roster/kv-adapter/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeCertificates, type TestCertificates } from './support/certificates.js';
+import { killAll as killAllClusterTests, startClusterTest } from './support/clusterTest.js';
 import { killAllNodes, runRoster, startRoster, until, type RosterNodeProcess } from './support/rosterNode.js';
 
 /**
@@ -251,6 +252,24 @@ describe('roster primary on PostgreSQL', () => {
     expect(JSON.parse(got.stdout)).toMatchObject({ primary: 'p1', endpoint: 'p1.local:8080' });
     p.signal('SIGTERM');
     expect(await p.exited).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe('cluster-test -r postgres://', () => {
+  afterEach(killAllClusterTests);
+
+  it('two instances of 3 and 2 threads share a total of 5, and the one left has 0 of 3 when the other leaves', async () => {
+    const args = (id: string, threads: number): string[] => ['-r', server.url, '-k', 'pgclustertest', '-i', id, '-n', String(threads), '--interval', String(I)];
+    const a = startClusterTest(...args('a', 3));
+    const b = startClusterTest(...args('b', 2));
+    const balanced = (): boolean => [a.last(), b.last()].every((x) => x?.total === 5);
+    await until(balanced, WAIT, () => `${a.stdout}\n${a.stderr}\n${b.stdout}\n${b.stderr}`);
+    // The instances split the 5 threads in an order they agree on: a then b, or b then a.
+    expect([[0, 3], [2, 0]]).toContainEqual([a.last()!.index, b.last()!.index]);
+    b.signal('SIGTERM');
+    expect(await b.exited).toBe(0);
+    await until(() => a.last()?.total === 3, WAIT, () => a.stdout);
+    expect(a.last()).toEqual({ index: 0, threads: 3, total: 3 });
   });
 });
 

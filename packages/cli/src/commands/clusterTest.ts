@@ -22,8 +22,9 @@ OPTIONS are one or more of:
   -i ID                     Set the instance identifier to ID [default: a fresh UUID]
   -n COUNT                  Set the number of threads to COUNT [default: 1]
  Registry-based (dynamic) clustering:
-  -r URI                    Set the cluster registry URI: a Redis store URL such as
-                            redis://127.0.0.1:6379, or host:port,host:port,... for Redis Cluster
+  -r URI                    Set the cluster registry URI: a store URL such as
+                            redis://127.0.0.1:6379, host:port,host:port,... for Redis Cluster,
+                            or postgres://user:pass@host:5432/db (docs/stores.md)
   --store-file PATH         Read the registry URI from the file PATH (trimmed), e.g. a mounted
                             secret; without -r and --store-file, ROSTER_STORE_URL gives it, and
                             ROSTER_STORE_PASSWORD the password of a URI that has none
