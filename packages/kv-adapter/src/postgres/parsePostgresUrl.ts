@@ -8,11 +8,15 @@ const SSL_MODES: readonly PostgresSslMode[] = ['disable', 'require', 'verify-ca'
 
 /** What {@link parsePostgresUrl} returns. */
 export interface ParsedPostgresUrl {
+  /** The server's host name or address (IPv6 without its brackets). */
   readonly host: string;
+  /** @defaultValue 5432 */
   readonly port: number;
   /** The database. @defaultValue the user name, as libpq does */
   readonly database: string;
+  /** The role to log in as (URL-decoded). */
   readonly user: string;
+  /** Its password (URL-decoded), when the URL gives one. */
   readonly password?: string;
   /** `?sslmode=`. @defaultValue 'disable' */
   readonly sslmode: PostgresSslMode;
