@@ -105,12 +105,6 @@ const BACKENDS: readonly StoreBackend[] = [
   },
 ];
 
-function notSupported(scheme: string): (url: string) => never {
-  return (url) => {
-    throw new ConfigError('store', redactStoreUrl(url), `Expected a store this version supports: \`${scheme}://\` is not supported yet`);
-  };
-}
-
 /** The row for `url`: by its scheme, or Redis for a bare `host:port` list. */
 function backendOf(url: unknown): StoreBackend {
   if (typeof url !== 'string' || url.trim() === '') {

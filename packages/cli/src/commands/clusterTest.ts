@@ -24,7 +24,8 @@ OPTIONS are one or more of:
  Registry-based (dynamic) clustering:
   -r URI                    Set the cluster registry URI: a store URL such as
                             redis://127.0.0.1:6379, host:port,host:port,... for Redis Cluster,
-                            or postgres://user:pass@host:5432/db (docs/stores.md)
+                            redis+sentinel://host:26379,.../MASTER, etcd://host:2379/prefix or
+                            postgres://user:pass@host:5432/db (docs/stores.md)
   --store-file PATH         Read the registry URI from the file PATH (trimmed), e.g. a mounted
                             secret; without -r and --store-file, ROSTER_STORE_URL gives it, and
                             ROSTER_STORE_PASSWORD the password of a URI that has none
