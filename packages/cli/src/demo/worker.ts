@@ -4,8 +4,8 @@
  * gracefully when told to.
  */
 import { createNode, type RosterNode } from '@roster/election';
+import { InstrumentedKV } from '@roster/http';
 import { RedisKV, type KV, type Logger } from '@roster/kv-adapter';
-import { StoreRoundTrip } from '../internal/StoreRoundTrip.js';
 import { toNodeEvent } from '../node/nodeEvents.js';
 import { BridgeKV } from './kvBridge.js';
 import { isOwnMessage, type MainMessage, type WorkerMessage, type WorkerResult, type WorkerTask } from './messages.js';
@@ -51,10 +51,11 @@ export default async function runDemoNode(task: WorkerTask): Promise<WorkerResul
   } else {
     kv = bridge = new BridgeKV(task.store.capabilities, send);
   }
-  const roundTrip = new StoreRoundTrip();
+  // Timed, for the store round trip the page shows.
+  const store = new InstrumentedKV(kv);
   try {
     const self: RosterNode = createNode({
-      kv: roundTrip.wrap(kv),
+      kv: store,
       cluster: task.cluster,
       env: task.env,
       id: task.id,
@@ -70,7 +71,7 @@ export default async function runDemoNode(task: WorkerTask): Promise<WorkerResul
     const tick = setInterval(() => {
       const latencyMs = self.role === 'leader' ? undefined : self.latency.pongRoundTripMs;
       const nonce = self.broadcastNonce;
-      const storeMs = roundTrip.ms;
+      const storeMs = store.health.roundTripMs;
       send({
         kind: 'tick',
         id: self.id,

@@ -8,7 +8,6 @@ import { connectStore } from '../internal/connectStore.js';
 import { commandLoggers } from '../internal/commandLogger.js';
 import type { LogFormat } from '../internal/logFormat.js';
 import { StopRequest } from '../internal/StopRequest.js';
-import { StoreRoundTrip } from '../internal/StoreRoundTrip.js';
 import {
   createMetricsHandler,
   createProbeHandler,
@@ -93,11 +92,12 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
   const config = checkConfig(options);
   const target = redactStoreUrl(options.store);
   let node: RosterNode | undefined;
-  const roundTrip = new StoreRoundTrip(realClock);
+  /** The node's store, timed and watched, once connected. */
+  let store: InstrumentedKV | undefined;
   /** The node's probes, once it exists; until then it is connecting. */
   let probes: NodeProbes | undefined;
   const probeInput = (): ProbeInput => probes?.input() ?? connecting(config);
-  const status = (): NodeStatus => nodeStatus(options, config, target, node, recent, probeInput(), roundTrip.ms);
+  const status = (): NodeStatus => nodeStatus(options, config, target, node, recent, probeInput(), store?.health.roundTripMs);
 
   const stop = new StopRequest(
     io,
@@ -123,7 +123,7 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       ...(options.tls && { tls: options.tls }),
     });
     if (kv === undefined) return ExitCode.ok; // stopped while connecting
-    const store = new InstrumentedKV(roundTrip.wrap(kv), { clock: realClock, deadlineMs: config.operationTimeoutMs, ...(metrics && { metrics }) });
+    store = new InstrumentedKV(kv, { clock: realClock, deadlineMs: config.operationTimeoutMs, ...(metrics && { metrics }) });
     try {
       node = createNode({
         kv: store,
@@ -204,7 +204,7 @@ async function serveStatus(
   }
 }
 
-const NO_STORE_YET: StoreHealth = { lastStartedAt: undefined, lastSuccessAt: undefined, lastErrorAt: undefined, lastError: undefined, inFlight: 0 };
+const NO_STORE_YET: StoreHealth = { lastStartedAt: undefined, lastSuccessAt: undefined, lastErrorAt: undefined, lastError: undefined, inFlight: 0, roundTripMs: undefined };
 
 /** What the probes look at while the store is not reached yet (there is no node). */
 function connecting(config: NodeSettings): ProbeInput {

@@ -36,6 +36,13 @@ export interface StoreHealth {
   readonly lastError: { readonly kind: StoreErrorKind; readonly message: string } | undefined;
   /** Operations started and not yet ended. */
   readonly inFlight: number;
+  /**
+   * The store round trip: a moving average (weight 1/8) of how long the operations that succeeded
+   * in time took, from the call to the answer, in ms; `undefined` before the first. Unlike the
+   * PING→PONG interval (about I by construction), it moves when the store or the network to it is
+   * slow: the latency an operator can act on.
+   */
+  readonly roundTripMs: number | undefined;
 }
 
 /** How a `PING <seq>` value and a `PONG <seq>` value look at a follower's id key (docs/protocol.md). */
@@ -78,6 +85,7 @@ export class InstrumentedKV implements KV {
     lastErrorAt: undefined,
     lastError: undefined,
     inFlight: 0,
+    roundTripMs: undefined,
   };
 
   constructor(inner: KV, options: InstrumentedKVOptions = {}) {
@@ -168,6 +176,8 @@ export class InstrumentedKV implements KV {
       if (late) this.#failed(end, 'timeout', `${operation} answered after ${end - startedAt} ms, past the deadline of ${this.#deadlineMs} ms`);
       else {
         h.lastSuccessAt = end;
+        const ms = end - startedAt;
+        h.roundTripMs = h.roundTripMs === undefined ? ms : h.roundTripMs + (ms - h.roundTripMs) / 8;
       }
       this.#metrics.storeOperation(operation, (end - startedAt) / 1000, late ? 'timeout' : undefined);
       return value;

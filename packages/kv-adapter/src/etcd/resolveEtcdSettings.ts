@@ -1,14 +1,12 @@
 import type { ConnectionOptions } from 'node:tls';
+import { resolveBackendOptions } from '../backendOptions.js';
 import type { Clock } from '../clock/Clock.js';
-import { realClock } from '../clock/RealClock.js';
 import { ConfigError } from '../errors.js';
-import { silentLogger, type Logger } from '../logger.js';
-import { resolveLimits, type Limits } from '../validate.js';
+import type { Logger } from '../logger.js';
+import type { Limits } from '../validate.js';
 import type { EtcdKVOptions } from '../EtcdKV.js';
 import { parseEtcdUrl, redactEtcdUrl, type EtcdEndpoint } from './parseEtcdUrl.js';
 
-const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
-const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
 const DEFAULT_MAX_SOCKETS = 256;
 
 /** Resolved {@link EtcdKVOptions}. */
@@ -29,12 +27,7 @@ export interface EtcdSettings {
 
 /** Validates `options` once, up front. */
 export function resolveEtcdSettings(options: EtcdKVOptions): EtcdSettings {
-  if (typeof options !== 'object' || options === null) throw new ConfigError('options', options, 'Expected an options object');
-  const limits = resolveLimits(options);
-  for (const field of ['maxKeyBytes', 'maxValueBytes'] as const) {
-    const v = limits[field];
-    if (!Number.isInteger(v) || v <= 0) throw new ConfigError(field, v, `Expected \`${field}\` to be a positive integer`);
-  }
+  const common = resolveBackendOptions(options);
   const parsed = parseEtcdUrl(options.url);
   const tlsOption = options.tls ?? parsed.tls;
   if (options.prefix !== undefined && typeof options.prefix !== 'string') throw new ConfigError('prefix', options.prefix, 'Expected `prefix` to be a string');
@@ -50,18 +43,7 @@ export function resolveEtcdSettings(options: EtcdKVOptions): EtcdSettings {
     password,
     prefix: options.prefix ?? parsed.prefix,
     target: redactEtcdUrl(options.url),
-    limits,
-    logger: options.logger ?? silentLogger,
-    clock: options.clock ?? realClock,
-    connectTimeoutMs: positive('connectTimeoutMs', options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS),
-    commandTimeoutMs: positive('commandTimeoutMs', options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS),
+    ...common,
     maxSockets,
   };
-}
-
-function positive(field: string, value: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigError(field, value, `Expected \`${field}\` to be a positive number of milliseconds`);
-  }
-  return value;
 }

@@ -1,19 +1,17 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { PoolConfig } from 'pg';
+import { resolveBackendOptions } from '../backendOptions.js';
 import type { Clock } from '../clock/Clock.js';
-import { realClock } from '../clock/RealClock.js';
 import { ConfigError } from '../errors.js';
-import { silentLogger, type Logger } from '../logger.js';
+import type { Logger } from '../logger.js';
 import { redactStoreUrl } from '../redis/parseStoreUrl.js';
-import { resolveLimits, type Limits } from '../validate.js';
+import type { Limits } from '../validate.js';
 import { parsePostgresUrl, type PostgresSslMode } from './parsePostgresUrl.js';
 import type { PostgresKVOptions } from './PostgresKV.js';
 
 /** The table PostgresKV uses when neither `table` nor the URL's `?table=` names one. */
 export const DEFAULT_TABLE = 'roster_kv';
 const DEFAULT_POOL_SIZE = 8;
-const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
-const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
 /** How long after the server's own `statement_timeout` the client gives up on a silent server. */
 const CLIENT_TIMEOUT_MARGIN_MS = 250;
 const TABLE_NAME = /^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$/;
@@ -33,16 +31,9 @@ export interface PostgresSettings {
 
 /** Validates `options` once, up front, and builds pg's pool configuration. */
 export function resolvePostgresSettings(options: PostgresKVOptions): PostgresSettings {
-  if (typeof options !== 'object' || options === null) throw new ConfigError('options', options, 'Expected an options object');
-  const limits = resolveLimits(options);
-  for (const field of ['maxKeyBytes', 'maxValueBytes'] as const) {
-    const v = limits[field];
-    if (!Number.isInteger(v) || v <= 0) throw new ConfigError(field, v, `Expected \`${field}\` to be a positive integer`);
-  }
+  const { limits, logger, clock, connectTimeoutMs, commandTimeoutMs } = resolveBackendOptions(options);
   if (typeof options.url !== 'string') throw new ConfigError('url', options.url, 'Expected `url` to be a `postgres://` URL');
   const parsed = parsePostgresUrl(options.url);
-  const connectTimeoutMs = positive('connectTimeoutMs', options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
-  const commandTimeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS);
   const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
   if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1000) throw new ConfigError('poolSize', poolSize, 'Expected `poolSize` to be an integer from 1 to 1000');
   const table = options.table ?? parsed.table ?? DEFAULT_TABLE;
@@ -75,8 +66,8 @@ export function resolvePostgresSettings(options: PostgresKVOptions): PostgresSet
     table,
     target: redactStoreUrl(options.url),
     limits,
-    logger: options.logger ?? silentLogger,
-    clock: options.clock ?? realClock,
+    logger,
+    clock,
     connectTimeoutMs,
     commandTimeoutMs,
   };
@@ -101,11 +92,4 @@ function ssl(mode: PostgresSslMode, tls: boolean | ConnectionOptions | undefined
     case 'verify-full':
       return { rejectUnauthorized: true, ...extra };
   }
-}
-
-function positive(field: string, value: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigError(field, value, `Expected \`${field}\` to be a positive number of milliseconds`);
-  }
-  return value;
 }

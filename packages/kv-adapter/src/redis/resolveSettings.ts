@@ -1,15 +1,13 @@
 import type { Cluster, Redis } from 'ioredis';
+import { resolveBackendOptions } from '../backendOptions.js';
 import type { Clock } from '../clock/Clock.js';
-import { realClock } from '../clock/RealClock.js';
 import { ConfigError } from '../errors.js';
-import { silentLogger, type Logger } from '../logger.js';
+import type { Logger } from '../logger.js';
 import type { RedisKVOptions } from '../RedisKV.js';
-import { resolveLimits, type Limits } from '../validate.js';
+import type { Limits } from '../validate.js';
 import { createClient } from './createClient.js';
 import { parseStoreUrl, redactStoreUrl } from './parseStoreUrl.js';
 
-const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
-const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
 
 /** Resolved {@link RedisKVOptions}. */
 export interface Settings {
@@ -27,15 +25,8 @@ export interface Settings {
 
 /** Validates `options` once, up front, and creates the client (not yet connected) for a `url`. */
 export function resolveSettings(options: RedisKVOptions): Settings {
-  if (typeof options !== 'object' || options === null) throw new ConfigError('options', options, 'Expected an options object');
-  const limits = resolveLimits(options);
-  for (const field of ['maxKeyBytes', 'maxValueBytes'] as const) {
-    const v = limits[field];
-    if (!Number.isInteger(v) || v <= 0) throw new ConfigError(field, v, `Expected \`${field}\` to be a positive integer`);
-  }
-  const connectTimeoutMs = positive('connectTimeoutMs', options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
-  const commandTimeoutMs = positive('commandTimeoutMs', options.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS);
-  const common = { limits, connectTimeoutMs, commandTimeoutMs, logger: options.logger ?? silentLogger, clock: options.clock ?? realClock };
+  const common = resolveBackendOptions(options);
+  const { connectTimeoutMs, commandTimeoutMs } = common;
 
   if ((options.url === undefined) === (options.client === undefined)) {
     throw new ConfigError('url', options.url === undefined ? undefined : redactStoreUrl(options.url), 'Expected exactly one of `url` and `client`');
@@ -86,11 +77,4 @@ export function resolveSettings(options: RedisKVOptions): Settings {
     commandTimeoutMs,
   });
   return { ...common, mode, client, owned: true, target: redactStoreUrl(options.url!) };
-}
-
-function positive(field: string, value: number): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigError(field, value, `Expected \`${field}\` to be a positive number of milliseconds`);
-  }
-  return value;
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { LOOPBACK_HOST, freeLoopbackPort } from './localRedis/loopback.js';
 import { RedisProcess } from './localRedis/RedisProcess.js';
+import { RedisServer } from './localRedis/RedisServer.js';
 import { redisCommand } from './localRedis/redisCommand.js';
 import { waitFor } from './localRedis/waitFor.js';
 
@@ -78,7 +79,7 @@ export class LocalRedisSentinel {
   /** The master's name, as the sentinels know it. */
   readonly masterName: string;
   readonly #dir: string;
-  readonly #nodes: Node[] = [];
+  readonly #nodes: RedisServer[] = [];
   readonly #sentinels: RedisProcess[] = [];
   readonly #pausedSentinels = new Set<RedisProcess>();
   #minReplicas: { count: number; maxLagS: number } | undefined;
@@ -119,7 +120,7 @@ export class LocalRedisSentinel {
       const dataArgs = ['--bind', LOOPBACK_HOST, '--dir', dir, '--appendonly', 'no', '--save', '', '--daemonize', 'no', '--repl-diskless-sync-delay', '0', ...(options.args ?? [])];
       for (let i = 0; i <= replicas; i++) {
         const port = await freeLoopbackPort();
-        deployment.#nodes.push(new Node(new RedisProcess(options.binary, port, [...dataArgs, '--dbfilename', `dump-${port}.rdb`])));
+        deployment.#nodes.push(new RedisServer(new RedisProcess(options.binary, port, [...dataArgs, '--dbfilename', `dump-${port}.rdb`])));
       }
       const [master, ...rest] = deployment.#nodes;
       await master!.process.start();
@@ -199,7 +200,7 @@ export class LocalRedisSentinel {
    * server reports `role:master`; rejects after `timeoutMs` (default 30 s).
    */
   async waitForFailover(from: LocalRedisNode, timeoutMs = 30_000): Promise<LocalRedisFailover> {
-    let to: Node | undefined;
+    let to: RedisServer | undefined;
     const waitedMs = await waitFor(
       async () => {
         const ports = new Set<number>();
@@ -351,31 +352,10 @@ export class LocalRedisSentinel {
     );
   }
 
-  #own(node: LocalRedisNode): Node {
+  #own(node: LocalRedisNode): RedisServer {
     const own = this.#nodes.find((candidate) => candidate === node);
     if (!own) throw new Error(`${node.address} is not a server of this deployment`);
     return own;
-  }
-}
-
-class Node implements LocalRedisNode {
-  readonly host = LOOPBACK_HOST;
-  readonly address: string;
-
-  constructor(readonly process: RedisProcess) {
-    this.address = `${LOOPBACK_HOST}:${process.port}`;
-  }
-
-  get port(): number {
-    return this.process.port;
-  }
-
-  get pid(): number | undefined {
-    return this.process.pid;
-  }
-
-  get running(): boolean {
-    return this.process.running;
   }
 }
 

@@ -1,20 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { waitFor } from '../localRedis/waitFor.js';
-
-/** Every etcd process running now, SIGKILLed when this process exits, as a last resort. */
-const live = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function track(child: ChildProcess): void {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.once('exit', () => {
-      for (const running of live) running.kill('SIGKILL');
-    });
-  }
-  live.add(child);
-  child.once('exit', () => live.delete(child));
-}
+import { ServerProcess } from '../ServerProcess.js';
 
 /** POSTs `body` to an etcd member's gateway and resolves with the JSON reply (rejects on an error reply). */
 export async function etcdPost(clientUrl: string, path: string, body: object, options: { timeoutMs?: number; token?: string } = {}): Promise<any> {
@@ -34,72 +18,42 @@ export async function etcdPost(clientUrl: string, path: string, body: object, op
  * was killed (with the same data directory). Internal to {@link LocalEtcd}.
  */
 export class EtcdProcess {
-  #child: ChildProcess | undefined;
-  #output = '';
+  readonly #server: ServerProcess;
 
   constructor(
-    private readonly binary: string,
+    binary: string,
     readonly clientUrl: string,
     private readonly args: readonly string[],
-  ) {}
+  ) {
+    this.#server = new ServerProcess(binary, `etcd on ${clientUrl}`);
+  }
 
   get pid(): number | undefined {
-    return this.#child?.pid;
+    return this.#server.pid;
   }
 
   get running(): boolean {
-    return this.#child !== undefined;
+    return this.#server.running;
   }
 
   /** The last lines the member wrote, for error messages. */
   get output(): string {
-    return this.#output;
+    return this.#server.output;
   }
 
   /** Spawns the member and resolves once its gateway answers (it may have no leader yet). */
   async start(timeoutMs = 20_000): Promise<void> {
-    if (this.#child) return;
-    const child = spawn(this.binary, this.args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    this.#child = child;
-    this.#output = '';
-    track(child);
-    const ended = new AbortController();
-    const keep = (chunk: Buffer): void => void (this.#output = (this.#output + chunk.toString()).slice(-4000));
-    child.stdout!.on('data', keep);
-    child.stderr!.on('data', keep);
-    child.once('error', (error) => {
-      if (this.#child === child) this.#child = undefined;
-      ended.abort(new Error(`cannot run ${this.binary}: ${error.message}`));
-    });
-    child.once('exit', (code, signal) => {
-      if (this.#child === child) this.#child = undefined;
-      ended.abort(new Error(`etcd on ${this.clientUrl} exited with ${code ?? signal}:\n${this.#output}`));
-    });
-    try {
-      await waitFor(async () => (await etcdPost(this.clientUrl, '/v3/maintenance/status', {}, { timeoutMs: 500 })) !== undefined, {
-        what: `etcd on ${this.clientUrl} to answer`,
-        timeoutMs,
-        signal: ended.signal,
-      });
-    } catch (error) {
-      await this.kill();
-      throw error;
-    }
+    const answers = async (): Promise<boolean> => (await etcdPost(this.clientUrl, '/v3/maintenance/status', {}, { timeoutMs: 500 })) !== undefined;
+    await this.#server.start(this.args, answers, timeoutMs);
   }
 
   /** SIGKILLs the member (paused or not) and resolves once it is gone. */
-  async kill(): Promise<void> {
-    const child = this.#child;
-    if (!child) return;
-    this.#child = undefined;
-    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGKILL');
-    await gone;
+  kill(): Promise<void> {
+    return this.#server.kill();
   }
 
   /** Sends `signal` (SIGSTOP, SIGCONT) to the running member; does nothing when it is not running. */
   signal(signal: NodeJS.Signals): void {
-    this.#child?.kill(signal);
+    this.#server.signal(signal);
   }
 }

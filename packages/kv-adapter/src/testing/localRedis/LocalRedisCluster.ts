@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../../errors.js';
 import { LOOPBACK_HOST, freeLoopbackPort } from './loopback.js';
 import { RedisProcess } from './RedisProcess.js';
+import { RedisServer } from './RedisServer.js';
 import { redisCommand } from './redisCommand.js';
 import { waitFor } from './waitFor.js';
 
@@ -69,7 +70,7 @@ export interface LocalRedisShard {
 export class LocalRedisCluster {
   readonly #binary: string;
   readonly #dir: string;
-  readonly #shards: Shard[] = [];
+  readonly #shards: RedisServer[] = [];
   #stopped = false;
 
   private constructor(binary: string, dir: string) {
@@ -106,7 +107,7 @@ export class LocalRedisCluster {
           '--appendonly', 'no', '--save', '', '--daemonize', 'no',
           ...(options.args ?? []),
         ];
-        cluster.#shards.push(new Shard(new RedisProcess(options.binary, port, args)));
+        cluster.#shards.push(new RedisServer(new RedisProcess(options.binary, port, args)));
       }
       await Promise.all(cluster.#shards.map((shard) => shard.process.start()));
       await cluster.#form(readyTimeoutMs);
@@ -207,30 +208,9 @@ export class LocalRedisCluster {
     await rm(this.#dir, { recursive: true, force: true });
   }
 
-  #own(shard: LocalRedisShard): Shard {
+  #own(shard: LocalRedisShard): RedisServer {
     const own = this.#shards.find((candidate) => candidate === shard);
     if (!own) throw new Error(`${shard.address} is not a master of this cluster`);
     return own;
-  }
-}
-
-class Shard implements LocalRedisShard {
-  readonly host = LOOPBACK_HOST;
-  readonly address: string;
-
-  constructor(readonly process: RedisProcess) {
-    this.address = `${LOOPBACK_HOST}:${process.port}`;
-  }
-
-  get port(): number {
-    return this.process.port;
-  }
-
-  get pid(): number | undefined {
-    return this.process.pid;
-  }
-
-  get running(): boolean {
-    return this.process.running;
   }
 }

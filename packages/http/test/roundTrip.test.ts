@@ -1,6 +1,6 @@
 import { MemoryKV, StoreUnavailableError, type Clock, type KV } from '@roster/kv-adapter';
 import { describe, expect, it } from 'vitest';
-import { StoreRoundTrip } from '../src/internal/StoreRoundTrip.js';
+import { InstrumentedKV } from '../src/index.js';
 
 /** A clock whose `now()` the test sets. */
 function manualClock(): Clock & { t: number } {
@@ -8,33 +8,37 @@ function manualClock(): Clock & { t: number } {
   return clock;
 }
 
-describe('StoreRoundTrip: the store round trip the status page shows', () => {
+describe('InstrumentedKV.health.roundTripMs: the store round trip an operator can act on', () => {
   it('averages how long each store operation took, from call to answer, and passes values through', async () => {
     const clock = manualClock();
-    const roundTrip = new StoreRoundTrip(clock);
-    const kv = roundTrip.wrap(new MemoryKV());
-    expect(roundTrip.ms).toBeUndefined();
+    const kv = new InstrumentedKV(new MemoryKV(), { clock });
+    expect(kv.health.roundTripMs).toBeUndefined();
     const set = kv.set('k', 'v');
     clock.t += 8;
     await set;
-    expect(roundTrip.ms).toBe(8);
+    expect(kv.health.roundTripMs).toBe(8);
     const got = kv.get('k');
     clock.t += 16;
     expect(await got).toBe('v');
-    expect(roundTrip.ms).toBe(9); // 8 + (16 - 8) / 8
+    expect(kv.health.roundTripMs).toBe(9); // 8 + (16 - 8) / 8
     expect(await kv.exchange('k', 'w')).toBe('v');
     expect(await kv.getRange('k', 0, 0)).toBe('w');
     expect(kv.name).toBe('MemoryKV');
   });
 
-  it('leaves failed operations out of the average and passes their errors through', async () => {
+  it('leaves out failed operations and those answered past the deadline, and passes errors through', async () => {
     const clock = manualClock();
-    const roundTrip = new StoreRoundTrip(clock);
     const failing = { ...new MemoryKV(), name: 'down', get: () => Promise.reject(new StoreUnavailableError('down')) } as unknown as KV;
-    const kv = roundTrip.wrap(failing);
+    const kv = new InstrumentedKV(failing, { clock });
     const read = kv.get('k');
     clock.t += 1000;
     await expect(read).rejects.toBeInstanceOf(StoreUnavailableError);
-    expect(roundTrip.ms).toBeUndefined();
+    expect(kv.health.roundTripMs).toBeUndefined();
+
+    const slow = new InstrumentedKV(new MemoryKV(), { clock, deadlineMs: 100 });
+    const late = slow.set('k', 'v');
+    clock.t += 500;
+    await late;
+    expect(slow.health.roundTripMs).toBeUndefined();
   });
 });
