@@ -38,7 +38,8 @@ export class PrimaryLostError extends RosterError {
 export function requireCapabilities(kv: KV): void {
   for (const capability of ['compareAndSet', 'time'] as const) {
     if (!kv.capabilities[capability]) {
-      throw new UnsupportedOperationError(`${capability}, which @roster/primary requires`, kv.name);
+      const what = capability === 'time' ? 'a clock of its own (time), which @roster/primary stamps every heartbeat with' : 'an atomic `compareAndSet`, which @roster/primary requires';
+      throw new UnsupportedOperationError(what, kv.name);
     }
   }
 }
