@@ -138,8 +138,20 @@ describe('roster node on a 3-member etcd', () => {
     await until(() => g.leaders().length === 1, 10 * T, () => g.describe());
     const handOver = g.firstLeaderSince(termAt)! - termAt;
     expect(handOver, g.describe()).toBeLessThanOrEqual(T + SLACK);
+    await g.waitSettled();
+
+    // resign() (SIGUSR2): another leads at once, and the resigned process stays, following it.
+    const resigning = g.leaders()[0]!;
+    const resignAt = Date.now();
+    resigning.signal('SIGUSR2');
+    await until(() => g.leaders().length === 1 && g.leaders()[0] !== resigning, 10 * T, () => g.describe());
+    const resign = g.firstLeaderSince(resignAt)! - resignAt;
+    expect(resign, g.describe()).toBeLessThanOrEqual(T + SLACK);
+    expect(roles(resigning).some((r) => r.ts >= resignAt && r.role === 'follower' && r.reason === 'resigned'), g.describe()).toBe(true);
+    await g.waitSettled();
+    expect(resigning.alive).toBe(true);
     expect(g.doubleLeaderMs(), g.describe()).toBe(0);
-    console.info(`etcd, 5 processes at I=${I}/T=${T}: join seen by all ${join} ms, failover after SIGKILL ${failover} ms (T + 2I = ${T + 2 * I}), hand-over on SIGTERM ${handOver} ms`);
+    console.info(`etcd, 5 processes at I=${I}/T=${T}: join seen by all ${join} ms, failover after SIGKILL ${failover} ms (T + 2I = ${T + 2 * I}), hand-over on SIGTERM ${handOver} ms, on resign (SIGUSR2) ${resign} ms`);
   });
 
   it("etcd's raft leader killed: the group keeps one leader or hands over once within T + 2I of etcd's return, and a join works", { timeout: 60_000 }, async () => {

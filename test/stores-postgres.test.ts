@@ -187,6 +187,22 @@ describe('roster node --store postgres:// (5 processes, I = 100 ms, T = 500 ms)'
     await until(agreed, WAIT, describeAll);
   });
 
+  it('SIGUSR2 makes the leader resign: another leads at once, and the resigned node stays a member', async () => {
+    await until(agreed, WAIT, describeAll);
+    const leader = currentLeader();
+    const old = leader.leader!;
+    const sent = Date.now();
+    leader.signal('SIGUSR2');
+    await until(() => alive().every((p) => p.leader != null && p.leader.id !== old.id && p.leader.token > old.token && p.leader.id === alive()[0]!.leader?.id), WAIT, describeAll);
+    const handOverMs = seenBy(alive().filter((p) => p !== leader), old.token) - sent;
+    figures.push(`hand-over on resign (SIGUSR2): ${handOverMs} ms`);
+    expect(handOverMs).toBeLessThan(3 * (T + 2 * I));
+    expect(leader.events.some((e) => e.event === 'role' && e.ts >= sent && e.role === 'follower' && e.reason === 'resigned'), describeAll()).toBe(true);
+    // Still running, following the new leader, and listed by it.
+    await until(agreed, WAIT, describeAll);
+    expect(alive()).toContain(leader);
+  });
+
   it('PostgreSQL restarted with a fast shutdown', async () => {
     await storeFault(
       'fast shutdown',

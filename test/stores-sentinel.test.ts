@@ -169,8 +169,18 @@ describe('roster node on Redis Sentinel (redis+sentinel://), 5 processes at I=10
     await leaving.exited;
     await until(converged, GENEROUS, () => `no leader after the graceful stop:\n${describeAll()}`);
     const handOverMs = becameLeaderAt(leaderProcess(), t1)! - t1;
-    console.info(`sentinel election: failover ${failoverMs} ms after SIGKILL (T + 2I = ${T + 2 * I}); join seen by all in ${joinMs} ms; hand-over ${handOverMs} ms after SIGTERM`);
+
+    // resign() (SIGUSR2): another leads at once, and the resigned process stays, following it.
+    const resigning = leaderProcess();
+    const t2 = Date.now();
+    resigning.signal('SIGUSR2');
+    await until(() => converged() && leaderProcess() !== resigning, GENEROUS, () => `no other leader after resign():\n${describeAll()}`);
+    const resignMs = becameLeaderAt(leaderProcess(), t2)! - t2;
+    expect(resigning.events.some((e) => e.event === 'role' && e.ts >= t2 && e.role === 'follower' && e.reason === 'resigned'), describeAll()).toBe(true);
+    expect(alive()).toContain(resigning);
+    console.info(`sentinel election: failover ${failoverMs} ms after SIGKILL (T + 2I = ${T + 2 * I}); join seen by all in ${joinMs} ms; hand-over ${handOverMs} ms after SIGTERM, ${resignMs} ms after resign (SIGUSR2)`);
     expect(failoverMs).toBeLessThanOrEqual(T + 2 * I + SLACK);
+    expect(resignMs).toBeLessThanOrEqual(T + SLACK);
     expect(dualLeadership()).toEqual([]);
   });
 
