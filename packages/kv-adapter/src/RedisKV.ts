@@ -79,6 +79,9 @@ export interface RedisKVOptions extends KVLimits {
   readonly clock?: Clock;
 }
 
+/** A second switch of master this soon after a logged one belongs to the same failover. */
+const SWITCH_QUIET_MS = 30_000;
+
 /** Options of the connection attempt of {@link RedisKV.connect}. */
 export interface RedisKVConnectOptions {
   /** Abandons the connection attempt; `connect` rejects with the signal's reason. */
@@ -146,6 +149,8 @@ export class RedisKV implements KV {
   #closing: Promise<void> | undefined;
   /** Sentinel mode: the master of the last `ready`, as `host:port`. */
   #master: string | undefined;
+  /** Sentinel mode: when (the clock's `now()`) a switch of master was last logged as a warning. */
+  #switchLoggedAt = Number.NEGATIVE_INFINITY;
   /** Sentinel mode: the pending restart of a client that ioredis ended. */
   #restart: { cancel(): void } | undefined;
   /** Sentinel mode: whether the current run of restarts was already logged as a warning. */
@@ -434,14 +439,23 @@ export class RedisKV implements KV {
 
   /**
    * Sentinel mode: logs `redis: master switched` when a `ready` finds another master than the
-   * last one (once per failover: the operations in between fail, they do not log).
+   * last one, once per failover: the operations in between fail without a log line, and a second
+   * switch within {@link SWITCH_QUIET_MS} of the first (the client passing through another server
+   * while the sentinels settle) is logged at debug only.
    */
   #noteMaster(): void {
     const stream = (this.#client as unknown as { stream?: { remoteAddress?: string; remotePort?: number } }).stream;
     if (stream?.remoteAddress === undefined) return;
     const master = `${stream.remoteAddress}:${stream.remotePort}`;
     if (this.#master !== undefined && this.#master !== master) {
-      this.#settings.logger.warn({ store: this.#settings.target, from: this.#master, to: master }, 'redis: master switched');
+      const { clock, logger, target } = this.#settings;
+      const now = clock.now();
+      if (now - this.#switchLoggedAt >= SWITCH_QUIET_MS) {
+        this.#switchLoggedAt = now;
+        logger.warn({ store: target, from: this.#master, to: master }, 'redis: master switched');
+      } else {
+        logger.debug({ store: target, from: this.#master, to: master }, 'redis: master switched again during the failover');
+      }
     }
     this.#master = master;
   }
