@@ -246,16 +246,26 @@ export class LocalRedisSentinel {
    * Makes the deployment whole again after a failover: every running server other than the master
    * the sentinels name replicates it and is in sync. An old master still up after a manual failover
    * (the sentinels convert it only after several seconds) is made a replica at once, as an
-   * operator would. Rejects after `timeoutMs` (default 15 s).
+   * operator would. Right after a failover the sentinels may still be reconfiguring (a master they
+   * named a moment ago, a returning server they convert): each try gives the replicas 5 s to catch
+   * up, then asks the sentinels again. Rejects after `timeoutMs` (default 30 s).
    */
-  async settle(timeoutMs = 15_000): Promise<void> {
-    const master = await this.master();
-    const others = this.#nodes.filter((n) => n !== master && n.running);
-    for (const node of others) {
-      const [role, host, port] = (await redisCommand(node.port, ['ROLE'], { timeoutMs: 1000 })) as [string, string?, number?];
-      if (role === 'master' || Number(port) !== master.port || host !== LOOPBACK_HOST) await redisCommand(node.port, ['REPLICAOF', LOOPBACK_HOST, master.port]);
+  async settle(timeoutMs = 30_000): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const master = await this.master();
+      const others = this.#nodes.filter((n) => n !== master && n.running);
+      for (const node of others) {
+        const [role, host, port] = (await redisCommand(node.port, ['ROLE'], { timeoutMs: 1000 })) as [string, string?, number?];
+        if (role === 'master' || Number(port) !== master.port || host !== LOOPBACK_HOST) await redisCommand(node.port, ['REPLICAOF', LOOPBACK_HOST, master.port]);
+      }
+      try {
+        await this.#waitInSync(master, others.length, Math.max(1, Math.min(5_000, deadline - performance.now())));
+        return;
+      } catch (error) {
+        if (performance.now() >= deadline) throw error;
+      }
     }
-    await this.#waitInSync(master, others.length, timeoutMs);
   }
 
   /** Freezes a data server with SIGSTOP: its connections stay open, and nothing answers. */
