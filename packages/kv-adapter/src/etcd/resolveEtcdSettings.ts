@@ -1,27 +1,19 @@
 import type { ConnectionOptions } from 'node:tls';
-import { resolveBackendOptions } from '../backendOptions.js';
-import type { Clock } from '../clock/Clock.js';
+import { resolveBackendOptions, type BackendSettings } from '../backendOptions.js';
 import { ConfigError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import type { Limits } from '../validate.js';
 import type { EtcdKVOptions } from '../EtcdKV.js';
 import { parseEtcdUrl, redactEtcdUrl, type EtcdEndpoint } from './parseEtcdUrl.js';
 
 const DEFAULT_MAX_SOCKETS = 256;
 
 /** Resolved {@link EtcdKVOptions}. */
-export interface EtcdSettings {
+export interface EtcdSettings extends BackendSettings {
   readonly endpoints: readonly EtcdEndpoint[];
   readonly tls: ConnectionOptions | undefined;
   readonly username: string | undefined;
   readonly password: string | undefined;
   readonly prefix: string;
   readonly target: string;
-  readonly limits: Limits;
-  readonly logger: Logger;
-  readonly clock: Clock;
-  readonly connectTimeoutMs: number;
-  readonly commandTimeoutMs: number;
   readonly maxSockets: number;
 }
 

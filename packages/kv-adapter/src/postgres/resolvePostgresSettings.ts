@@ -1,11 +1,8 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { PoolConfig } from 'pg';
-import { resolveBackendOptions } from '../backendOptions.js';
-import type { Clock } from '../clock/Clock.js';
+import { resolveBackendOptions, type BackendSettings } from '../backendOptions.js';
 import { ConfigError } from '../errors.js';
-import type { Logger } from '../logger.js';
 import { redactStoreUrl } from '../redis/parseStoreUrl.js';
-import type { Limits } from '../validate.js';
 import { parsePostgresUrl, type PostgresSslMode } from './parsePostgresUrl.js';
 import type { PostgresKVOptions } from './PostgresKV.js';
 
@@ -17,16 +14,11 @@ const CLIENT_TIMEOUT_MARGIN_MS = 250;
 const TABLE_NAME = /^[a-z_][a-z0-9_]{0,62}(\.[a-z_][a-z0-9_]{0,62})?$/;
 
 /** Resolved {@link PostgresKVOptions}. */
-export interface PostgresSettings {
+export interface PostgresSettings extends BackendSettings {
   readonly pool: PoolConfig;
   readonly table: string;
   /** The URL with its password redacted, for messages. */
   readonly target: string;
-  readonly limits: Limits;
-  readonly logger: Logger;
-  readonly clock: Clock;
-  readonly connectTimeoutMs: number;
-  readonly commandTimeoutMs: number;
 }
 
 /** Validates `options` once, up front, and builds pg's pool configuration. */

@@ -1,26 +1,18 @@
 import type { Cluster, Redis } from 'ioredis';
-import { resolveBackendOptions } from '../backendOptions.js';
-import type { Clock } from '../clock/Clock.js';
+import { resolveBackendOptions, type BackendSettings } from '../backendOptions.js';
 import { ConfigError } from '../errors.js';
-import type { Logger } from '../logger.js';
 import type { RedisKVOptions } from '../RedisKV.js';
-import type { Limits } from '../validate.js';
 import { createClient } from './createClient.js';
 import { parseStoreUrl, redactStoreUrl } from './parseStoreUrl.js';
 
 
 /** Resolved {@link RedisKVOptions}. */
-export interface Settings {
+export interface Settings extends BackendSettings {
   readonly client: Redis | Cluster;
   /** `sentinel` when the client finds its master through Redis Sentinel. */
   readonly mode: 'single' | 'cluster' | 'sentinel';
   readonly owned: boolean;
   readonly target: string;
-  readonly limits: Limits;
-  readonly logger: Logger;
-  readonly clock: Clock;
-  readonly connectTimeoutMs: number;
-  readonly commandTimeoutMs: number;
 }
 
 /** Validates `options` once, up front, and creates the client (not yet connected) for a `url`. */
