@@ -131,7 +131,8 @@ export class FollowerRole {
     const aside = clock.now() < this.#asideUntil;
     // Whatever the reason nothing new was seen for T (even no nonce readable), stand: the claim
     // goes to the lowest nonce that can be written, and progress seen first ends the candidacy.
-    if (!read.reachable) return rested && !aside && f.staleness.isStale(clock.now(), timing.timeoutMs) ? 'unreachable' : undefined;
+    // Not while the leader followed still PONGs this listed node: it is alive (see Following.standReason).
+    if (!read.reachable) return rested && !aside && f.staleness.isStale(clock.now(), timing.timeoutMs) && f.mayStandUnreachable(clock.now(), this.#standDelay()) ? 'unreachable' : undefined;
     const leader = host.view.leader;
     const listed = leader !== undefined && host.view.lists(host.config.id);
     const stand = f.standReason(clock.now(), this.#standDelay(), leader, listed);

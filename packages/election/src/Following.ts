@@ -1,6 +1,6 @@
 import { isGoodbye, sameLeadership, type Broadcast } from '@roster/follower';
 import { LeaderWindow } from './LeaderWindow.js';
-import { readEveryNonce, type LeaderWindowRead, type OwnPublication } from './LeaderRead.js';
+import { NOT_READ, readEveryNonce, type LeaderWindowRead, type OwnPublication } from './LeaderRead.js';
 import type { RosterKeys } from '@roster/follower';
 import type { ResolvedConfig } from './config.js';
 import { Staleness } from './Staleness.js';
@@ -27,6 +27,14 @@ export class Following {
   pongBase: number;
   /** Whether this follower saw itself in the member list at its last step. */
   #listed = false;
+  /**
+   * Whether the last read could not read the nonce where the leadership followed publishes (its
+   * read failed there, or no nonce answered) and saw no sign of it elsewhere: Version stillness
+   * seen through such reads says nothing of that leader (see {@link standReason}).
+   */
+  #leaderUnread = false;
+  /** Whether the follower followed the best leadership known at its last step. */
+  #following = false;
   readEwma: number | undefined;
   rttEwma: number | undefined;
 
@@ -90,6 +98,7 @@ export class Following {
     // header only (its new list could not be read in time), is not still.
     const theirs = others?.tracked;
     if (moving && theirs && sameLeadership(theirs, { ...moving, members: [] }) && moving.version > theirs.version) others!.observe({ ...theirs, version: moving.version }, read.startedAt);
+    this.#leaderUnread = leaderUnread(this.bestSeen, read);
     const tracked = this.staleness.tracked;
     if (moving && sameLeadership(tracked, { ...moving, members: [] }) && moving.version > tracked!.version) {
       this.staleness.observe({ ...tracked!, version: moving.version }, read.startedAt);
@@ -151,20 +160,68 @@ export class Following {
    * leader pause shorter than T − I/2, which the broadcast rides out, could make a listed follower stand). The PONG path applies only while that leader is the best known: during an election (a
    * claim is the best) the follower waits for the claim to confirm or go still, or claims would
    * keep overtaking one another.
+   *
+   * Stillness is evidence only where the follower could look: while its reads cannot read the
+   * nonce where the leader it follows publishes (and see that leadership nowhere else), and that
+   * leader lists it, the follower does not stand on `stale` (nor, in {@link mayStandUnreachable},
+   * on reading nothing): it stands on `pong-timeout` alone, so a live leader that PONGs it is not
+   * replaced by one node's private trouble with one key.
    */
   standReason(now: number, delayMs: number, leader: LeaderInfo | undefined, listed: boolean): 'stale' | 'goodbye' | 'pong-timeout' | undefined {
-    if (this.staleness.isStale(now, this.#timing.timeoutMs + delayMs)) return this.bestSeen && isGoodbye(this.bestSeen) ? 'goodbye' : 'stale';
+    const stale = this.staleness.isStale(now, this.#timing.timeoutMs + delayMs);
+    if (stale && this.bestSeen && isGoodbye(this.bestSeen)) return 'goodbye';
     if (listed && !this.#listed) this.pongBase = now;
     this.#listed = listed;
-    const following = leader !== undefined && sameLeadership(this.bestSeen, { ...leader, version: 0, members: [] });
-    return listed && following && now - this.pongBase >= this.#timing.pongTimeoutMs + delayMs ? 'pong-timeout' : undefined;
+    this.#following = leader !== undefined && sameLeadership(this.bestSeen, { ...leader, version: 0, members: [] });
+    if (stale && !this.#hearsOnly()) return 'stale';
+    return this.#pongSilent(now, delayMs) ? 'pong-timeout' : undefined;
+  }
+
+  /**
+   * Whether a follower that could read no nonce at all for T may stand (`unreachable`): not while
+   * it follows a leader that lists it and the PONG path still hears that leader (see
+   * {@link standReason}); it stands on PONG silence instead.
+   */
+  mayStandUnreachable(now: number, delayMs: number): boolean {
+    return !this.#listed || !this.#following || this.#pongSilent(now, delayMs);
   }
 
   /** When the follower will stand if nothing changes (for a precise wake-up). */
   standAt(delayMs: number): number {
     const { timeoutMs, pongTimeoutMs } = this.#timing;
-    return Math.min(this.staleness.staleAt(timeoutMs + delayMs), this.#listed ? this.pongBase + pongTimeoutMs + delayMs : Infinity);
+    const pong = this.#listed ? this.pongBase + pongTimeoutMs + delayMs : Infinity;
+    return this.#hearsOnly() ? pong : Math.min(this.staleness.staleAt(timeoutMs + delayMs), pong);
   }
+
+  /**
+   * True when stillness is no evidence and only the PONG path may make this follower stand: it
+   * cannot read the nonce where the leader it follows publishes (one key unreadable to this node
+   * alone, as through a stale routing table, or a shard dead for all), and that leader lists it,
+   * so it PONGs it every interval. One unreadable key is not a stale Version; a leader that PONGs
+   * is alive. A leader that died stops PONGing too, and the follower stands T + 2I after its last
+   * PONG (docs/protocol.md, "What a follower may conclude").
+   */
+  #hearsOnly(): boolean {
+    return this.#leaderUnread && this.#listed && this.#following;
+  }
+
+  /** No PONG found for T + 2I (plus the stand tier's delay) while listed by the leader followed. */
+  #pongSilent(now: number, delayMs: number): boolean {
+    return this.#listed && this.#following && now - this.pongBase >= this.#timing.pongTimeoutMs + delayMs;
+  }
+}
+
+/**
+ * True when `read` could not read the nonce where `followed` publishes (its read failed there, or
+ * no nonce answered) and showed nothing of that leadership elsewhere, not even a header.
+ */
+function leaderUnread(followed: Broadcast | undefined, read: LeaderWindowRead): boolean {
+  if (followed === undefined) return false;
+  if (!read.reachable) return true;
+  if (read.broadcasts.some((b) => sameLeadership(b, followed))) return false;
+  if (read.moving && sameLeadership({ ...read.moving, members: [] }, followed)) return false;
+  const slot = read.slots.find((s) => s.nonce === followed.nonce);
+  return slot?.state === 'unavailable' && slot.error !== NOT_READ;
 }
 
 /** An exponentially weighted moving average with weight 1/8 for the new sample. */

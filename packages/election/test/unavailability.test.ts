@@ -76,13 +76,61 @@ describe('compound keys move when a key is unavailable, and readers find them', 
     await c.stopAll();
   });
 
-  it('a follower that cannot read the leader key at any nonce stands after T, claims nothing it cannot write, and follows again once it sees the leader alive', async () => {
+  it('a listed follower that cannot read the leader key at any nonce but keeps finding its leader\'s PONGs does not stand: the leader it hears is alive', async () => {
     const c = new Cluster();
     await c.start('a', 'b');
     await c.until(() => c.converged(), 20 * T);
     const leader = c.leaders()[0]!;
     const follower = c.live().find((n) => !n.isLeader())!;
+    const pongsBefore = c.store.ops.get(leader.id)?.get('exchange') ?? 0;
     const blind = c.store.unavailable({ prefix: `${ns}leader ` }, follower.id);
+    const roles: string[] = [];
+    follower.on('role', (u) => roles.push(`${u.role} ${u.reason}`));
+    await c.clock.advance(5 * T);
+    // The situation: the leader kept PONGing the follower all along, and the follower saw no Version move.
+    expect((c.store.ops.get(leader.id)?.get('exchange') ?? 0) - pongsBefore).toBeGreaterThanOrEqual((5 * T) / I - 2);
+    expect(follower.leader?.id).toBe(leader.id);
+    expect(roles).toEqual([]);
+    blind.heal();
+    await c.clock.advance(2 * I);
+    expect(c.converged()).toBe(true);
+    expect(c.leaders()).toEqual([leader]);
+    await c.stopAll();
+  });
+
+  it('a listed follower that cannot read the nonces where its leader publishes (leader 0 and 1, as through a stale routing table) while the others read fine does not stand against the leader that PONGs it', async () => {
+    const c = new Cluster();
+    await c.start('a', 'b', 'c');
+    await c.until(() => c.converged(), 20 * T);
+    const leader = c.leaders()[0]!;
+    const follower = c.live().find((n) => !n.isLeader())!;
+    expect(leader.broadcastNonce).toBe(0);
+    const unread = [c.store.unavailable(`${ns}leader 0`, follower.id), c.store.unavailable(`${ns}leader 1`, follower.id)];
+    const roles: string[] = [];
+    for (const n of c.live()) n.on('role', (u) => roles.push(`${n.id} ${u.role} ${u.reason}`));
+    const versionBefore = leader.members.version;
+    await c.clock.advance(5 * T);
+    // The situation: the leader kept publishing at nonce 0, which this follower alone could not read.
+    expect(leader.broadcastNonce).toBe(0);
+    expect(leader.members.version).toBeGreaterThan(versionBefore + (4 * T) / I);
+    expect(follower.members.version).toBeLessThanOrEqual(versionBefore + 1);
+    expect(roles).toEqual([]);
+    expect(c.leaders()).toEqual([leader]);
+    for (const u of unread) u.heal();
+    await c.clock.advance(2 * I);
+    expect(c.converged()).toBe(true);
+    await c.stopAll();
+  });
+
+  it('a follower that can read neither the leader key at any nonce nor its own id key stands once its leader is silent for T + 2I, claims nothing it cannot write, and follows again once it sees the leader alive', async () => {
+    const c = new Cluster();
+    await c.start('a', 'b');
+    await c.until(() => c.converged(), 20 * T);
+    const leader = c.leaders()[0]!;
+    const follower = c.live().find((n) => !n.isLeader())!;
+    const blindLeader = c.store.unavailable({ prefix: `${ns}leader ` }, follower.id);
+    const deaf = c.store.unavailable({ prefix: `${ns}id/${follower.id} ` }, follower.id);
+    const blind = { heal: () => (blindLeader.heal(), deaf.heal()) };
     const roles: string[] = [];
     const leaderRoles: string[] = [];
     follower.on('role', (u) => roles.push(`${u.role} ${u.reason}`));

@@ -20,7 +20,8 @@ import type {
   SetOptions,
 } from './KV.js';
 import type { Logger } from './logger.js';
-import { mapRedisError } from './redis/mapError.js';
+import { isRedirection, mapRedisError } from './redis/mapError.js';
+import { CLUSTER_MAX_REDIRECTIONS } from './redis/createClient.js';
 import { raceSignal } from './util/deadline.js';
 import { resolveSettings, type Settings } from './redis/resolveSettings.js';
 import { runScript } from './redis/runScript.js';
@@ -147,6 +148,8 @@ export class RedisKV implements KV {
   #wasReady = false;
   #closed = false;
   #closing: Promise<void> | undefined;
+  /** Cluster mode: redirections followed by RedisKV itself (see {@link redirections}). */
+  #redirections = 0;
   /** Sentinel mode: the master of the last `ready`, as `host:port`. */
   #master: string | undefined;
   /** Sentinel mode: when (the clock's `now()`) a switch of master was last logged as a warning. */
@@ -348,7 +351,7 @@ export class RedisKV implements KV {
       }
       const node = admission?.node;
       try {
-        const result = await run(this.#client);
+        const result = await this.#followingRedirections(run, signal);
         this.#health?.succeeded(node);
         return result;
       } catch (error) {
@@ -364,6 +367,46 @@ export class RedisKV implements KV {
       }
     })();
     return raceSignal(work, signal);
+  }
+
+  /**
+   * Runs `run`; in cluster mode, a redirection that reached us (`MOVED`, `ASK`: see
+   * `isRedirection`) refreshes the slot table and runs it again, up to
+   * {@link CLUSTER_MAX_REDIRECTIONS} times. A redirected command was not run, so sending it again
+   * never applies it twice. Each attempt has the command timeout; the refresh waits at most as
+   * long. Only a redirection that persists past the retries reaches {@link mapRedisError}.
+   */
+  async #followingRedirections<T>(run: (client: Redis | Cluster) => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await run(this.#client);
+      } catch (error) {
+        if (this.mode !== 'cluster' || !isRedirection(error) || attempt >= CLUSTER_MAX_REDIRECTIONS || this.#closed || signal?.aborted) throw error;
+        this.#redirections++;
+        await this.#refreshSlots();
+      }
+    }
+  }
+
+  /** Asks the cluster for its slot table now; resolves when it has it, or after the command timeout. Never rejects. */
+  #refreshSlots(): Promise<void> {
+    const { clock, commandTimeoutMs } = this.#settings;
+    return new Promise<void>((resolve) => {
+      const timer = clock.setTimer(resolve, commandTimeoutMs);
+      (this.#client as Cluster).refreshSlotsCache(() => {
+        timer.cancel();
+        resolve();
+      });
+    });
+  }
+
+  /**
+   * Cluster mode: how many redirections (`MOVED`, `ASK`) reached RedisKV and were followed by a
+   * slot refresh and a new attempt. Zero with RedisKV's own client, which ioredis redirects
+   * command by command; a caller-supplied client with autopipelining meets them after failovers.
+   */
+  get redirections(): number {
+    return this.#redirections;
   }
 
   /**

@@ -25,6 +25,12 @@ export interface ClientSettings {
 export const CLUSTER_RETRY_DELAY_MS = 50;
 /** How many redirections or retries ioredis makes for one cluster command (ioredis: 16). */
 export const CLUSTER_MAX_REDIRECTIONS = 4;
+/**
+ * How often a cluster client asks for the slot table on its own (`CLUSTER SLOTS` to one node), on
+ * top of the refreshes a redirection or a lost node triggers: a client never routes by a map more
+ * than about a second old, whatever it last sent. One command per client per second.
+ */
+export const CLUSTER_SLOTS_REFRESH_MS = 1000;
 
 /**
  * Reconnection back-off of the whole client: 100 ms, 200 ms, … capped at `capMs`, forever. The
@@ -45,9 +51,15 @@ function reconnectDelay(capMs: number): (times: number) => number {
  * - `commandTimeout`: a hung server or shard fails the command instead of hanging it;
  * - the offline queue is on only until the first `ready` (the caller turns it off), so commands on
  *   a disconnected client fail at once instead of queueing without bound;
- * - `enableAutoPipelining`: the commands issued in one event-loop turn (a leader's PONGs of one
- *   interval, a follower's PING and header read) leave as one pipeline per connection (per shard in
- *   cluster mode): one round trip and one write syscall instead of one each;
+ * - `enableAutoPipelining` on a single server and under Sentinel: the commands issued in one
+ *   event-loop turn (a leader's PONGs of one interval, a follower's PING and header read) leave as
+ *   one pipeline: one round trip and one write syscall instead of one each;
+ * - in cluster mode, **no autopipelining**: ioredis follows a `MOVED` or `ASK` inside a pipeline
+ *   only when every reply of the pipeline failed the same way, so after a failover or during a
+ *   resharding two keys of one shard read in one tick (`leader 0` and `leader 1`) came back as
+ *   redirections, unfollowed; sent one by one, each command is redirected by ioredis itself (the
+ *   slot map updated at once, `ASKING` sent for a migrating slot). The slot table is also refreshed
+ *   every {@link CLUSTER_SLOTS_REFRESH_MS};
  * - in cluster mode, lowered `maxRedirections` and retry delays so a dead shard fails its keys fast,
  *   and a node's socket that refuses access (TLS verification, a refused client certificate) is
  *   reported as a `node error` event, which ioredis' slot refresh would hide;
@@ -112,7 +124,8 @@ export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): 
     lazyConnect: true,
     enableOfflineQueue: true,
     enableReadyCheck: true,
-    enableAutoPipelining: true,
+    enableAutoPipelining: false,
+    slotsRefreshInterval: CLUSTER_SLOTS_REFRESH_MS,
     maxRedirections: CLUSTER_MAX_REDIRECTIONS,
     retryDelayOnFailover: CLUSTER_RETRY_DELAY_MS,
     retryDelayOnClusterDown: CLUSTER_RETRY_DELAY_MS,
@@ -121,7 +134,7 @@ export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): 
     clusterRetryStrategy: reconnectDelay(Math.min(settings.commandTimeoutMs, 1000)),
     // A node's socket refusing access (its TLS certificate fails verification, ours is refused)
     // is reported as a `node error`: ioredis' slot refresh would show it as "Connection is closed."
-    redisOptions: { ...common, Connector: reportingConnector((error, node) => void (accessDenied(error) !== undefined && cluster.emit('node error', error, node))) },
+    redisOptions: { ...common, enableAutoPipelining: false, Connector: reportingConnector((error, node) => void (accessDenied(error) !== undefined && cluster.emit('node error', error, node))) },
   };
   const cluster: Cluster = new Cluster(
     parsed.nodes.map(({ host, port }) => ({ host, port })),

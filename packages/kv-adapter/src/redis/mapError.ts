@@ -28,6 +28,7 @@ const UNAVAILABLE_REPLIES = new Set(['CLUSTERDOWN', 'TRYAGAIN', 'LOADING', 'MAST
 /**
  * Maps an ioredis failure to Roster's typed errors:
  * - error replies about availability (`CLUSTERDOWN`, `LOADING`, …), lost or refused connections,
+ *   a redirection (`MOVED`, `ASK`) still unfollowed after RedisKV's own retries,
  *   command timeouts and "too many redirections" → {@link KeyUnavailableError} when the failure is
  *   scoped to one key's shard (cluster mode, cluster client ready), else {@link StoreUnavailableError};
  * - `NOPERM` (an ACL permission lost at run time) → {@link StoreUnavailableError}: the store cannot
@@ -49,6 +50,17 @@ export function mapRedisError(error: unknown, context: ErrorContext): unknown {
   const reason = `${context.operation}: ${message}`;
   if (context.shardScoped && context.key !== undefined) return new KeyUnavailableError(context.key, { cause: error, reason });
   return new StoreUnavailableError(reason, { cause: error });
+}
+
+/**
+ * True for a cluster redirection reply (`MOVED <slot> <addr>`, `ASK <slot> <addr>`): routing, not
+ * unavailability. The server did not run the command, so it can be sent again as it is. ioredis
+ * follows redirections itself, except inside a pipeline whose replies failed in different ways
+ * (an autopipelined caller-supplied client); {@link RedisKV} then refreshes the slot table and
+ * sends the command again.
+ */
+export function isRedirection(error: unknown): boolean {
+  return isReplyError(error) && /^(MOVED|ASK) /.test(error.message);
 }
 
 /** True for an error reply from the server (ioredis' `ReplyError`), as opposed to a client-side failure. */
