@@ -20,6 +20,7 @@ import type {
   SetOptions,
 } from './KV.js';
 import type { Logger } from './logger.js';
+import { guardAsking } from './redis/guardAsking.js';
 import { isRedirection, mapRedisError } from './redis/mapError.js';
 import { CLUSTER_MAX_REDIRECTIONS } from './redis/createClient.js';
 import { raceSignal } from './util/deadline.js';
@@ -49,7 +50,10 @@ export interface RedisKVOptions extends KVLimits {
   readonly url?: string;
   /**
    * An ioredis client to use instead of `url`. RedisKV neither reconfigures nor closes it: its
-   * timeouts and offline queue are the caller's (see the README for fail-fast settings).
+   * timeouts and offline queue are the caller's (see the README for fail-fast settings). A
+   * `Cluster` client's node connections get a handler on the `ASKING` ioredis sends when it
+   * follows an `ASK` (ioredis leaves that promise unhandled, and its rejection would end the
+   * process); nothing else of it changes.
    */
   readonly client?: Redis | Cluster;
   /** Treat a `url` with a single address as the seed of a Redis Cluster. @defaultValue false */
@@ -165,6 +169,8 @@ export class RedisKV implements KV {
     this.mode = settings.mode;
     if (this.mode === 'cluster') {
       const cluster = settings.client as Cluster;
+      // A caller's client too: an unhandled ASKING rejection would end the caller's process.
+      guardAsking(cluster);
       this.#health = new ShardHealth({
         clock: settings.clock,
         logger: settings.logger,

@@ -8,8 +8,9 @@
  *   unavailable keys, store outages, failures and latency, and log every operation.
  * - {@link MemoryLogger}: a logger that records what was logged.
  * - {@link SeededRandom}: the reproducible random source behind probabilistic faults.
- * - {@link LocalRedisCluster}: a real Redis Cluster of local `redis-server` processes whose
- *   shards can be killed, paused and restarted; with the small helpers it is built on
+ * - {@link LocalRedisCluster}: a real Redis Cluster of local `redis-server` processes, with
+ *   replicas or not, whose servers can be killed, paused and restarted, whose masters can be
+ *   failed over and whose slots can be migrated live; with the small helpers it is built on
  *   ({@link freeLoopbackPort}, {@link redisCommand}, {@link waitFor}).
  * - {@link LocalRedisSentinel}: a master, its replicas and three sentinels of local processes,
  *   whose master can be killed and failed over.
@@ -51,7 +52,16 @@ export {
 export { type KeySelector } from './faults/keys.js';
 export { type OperationRecord, formatOperation } from './faults/OperationLog.js';
 export { SeededRandom } from './faults/random.js';
-export { LocalRedisCluster, type LocalRedisClusterOptions, type LocalRedisShard } from './testing/localRedis/LocalRedisCluster.js';
+export {
+  LocalRedisCluster,
+  type LocalRedisClusterOptions,
+  type LocalRedisShard,
+  type LocalRedisFailoverMode,
+  type LocalRedisClusterFailover,
+  type LocalRedisKillMasterOptions,
+  type LocalRedisSlotMigrationOptions,
+  type LocalRedisSlotMigration,
+} from './testing/localRedis/LocalRedisCluster.js';
 export {
   LocalRedisSentinel,
   type LocalRedisSentinelOptions,

@@ -2,6 +2,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { ParsedStoreUrl } from './parseStoreUrl.js';
 import { accessDenied } from './accessDenied.js';
+import { guardAsking } from './guardAsking.js';
 import { reportingConnector, SafeConnector, SafeSentinelConnector } from './SafeConnector.js';
 
 /** What {@link createClient} needs beyond the parsed URL. */
@@ -140,5 +141,6 @@ export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): 
     parsed.nodes.map(({ host, port }) => ({ host, port })),
     options,
   );
+  guardAsking(cluster);
   return cluster;
 }
