@@ -244,7 +244,7 @@ describe('roster primary run and get, on a real redis-server', () => {
   it('bad arguments, an invalid configuration and an unreachable store exit 2 with one line on stderr', async () => {
     const port = await freePort();
     const cases: [string[], RegExp][] = [
-      [['primary', 'run', '--store', redis.url, '--key', 'k', '--env', ENV, '--type', 'billing', '--interval', '500', '--timeout', '1000'], /^roster primary run: invalid --timeout: Expected `timeoutMs` to be greater than twice `intervalMs` \(500\), got 1000$/],
+      [['primary', 'run', '--store', redis.url, '--key', 'k', '--env', ENV, '--type', 'billing', '--interval', '500', '--timeout', '1000'], /^roster primary run: --timeout 1000 is not more than twice --interval 500 \(2 × 500 = 1000\): set --timeout to at least 1001 or --interval to at most 499$/],
       [['primary', 'run', '--store', redis.url, '--key', 'k', '--env', ENV], /^roster primary run: missing --type/],
       [['primary', 'run', '--store', redis.url, '--key', 'k', '--env', ENV, '--type', 'billing', '--bogus'], /^roster primary run: unknown option --bogus/],
       [['primary', 'run', '--store', `redis://127.0.0.1:${port}`, '--key', 'k', '--env', ENV, '--type', 'billing', '--connect-timeout', '500'], new RegExp(`^roster primary run: cannot reach the store: redis://127\\.0\\.0\\.1:${port}: `)],

@@ -206,13 +206,13 @@ describe('roster node: problems at start exit 2 with one line naming the problem
   });
 
   it('a store URL that cannot be parsed', async () => {
-    expectUsageError(await runRoster(['node', '--store', 'http://localhost:6379', '--key', 'app', '--env', 'dev']), /--store.*redis:\/\//);
+    expectUsageError(await runRoster(['node', '--store', 'http://localhost:6379', '--key', 'app', '--env', 'dev']), /invalid store URL: .*redis:\/\/.* \(from --store\)$/);
   });
 
   it('an invalid config: the timeout not above twice the interval', async () => {
     expectUsageError(
       await runRoster(['node', '--store', redis.url, '--key', 'app', '--env', 'dev', '--interval', '500', '--timeout', '1000']),
-      /invalid --timeout: .*greater than twice `intervalMs` \(500\), got 1000/,
+      /--timeout 1000 is not more than twice --interval 500 \(2 × 500 = 1000\): set --timeout to at least 1002 or --interval to at most 499$/,
     );
   });
 
@@ -228,6 +228,32 @@ describe('roster node: problems at start exit 2 with one line naming the problem
       new RegExp(`cannot reach the store: redis://127\\.0\\.0\\.1:${port}`),
     );
     expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('--log-format json: every stderr line is pino JSON, the one before exit 2 at level fatal', async () => {
+    const port = await closedPort();
+    const cases: [string[], RegExp][] = [
+      [['node', '--log-format', 'json', '--store', 'http://app:Hidden1@localhost:6379', '--key', 'app', '--env', 'dev'], /^roster node: .*(--store|store URL)/],
+      [['node', '--log-format=json', '--key', 'app', '--env', 'dev'], /^roster node: missing --store/],
+      [
+        ['node', '--log-format', 'json', '--verbose', '--store', `redis://:Hidden1@127.0.0.1:${port}`, '--key', 'app', '--env', 'dev', '--connect-timeout', '500'],
+        new RegExp(`^roster node: cannot reach the store: redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}`),
+      ],
+      [['primary', 'run', '--log-format', 'json', '--store', redis.url, '--key', 'k', '--env', 'dev', '--type', 'billing', '--interval', '500', '--timeout', '1000'], /^roster primary run: .*--timeout/],
+    ];
+    for (const [args, mentions] of cases) {
+      const result = await runRoster(args);
+      expect(result.exit, result.stderr).toEqual({ code: 2, signal: null });
+      expect(result.stdout).toBe('');
+      expect(result.stderr).not.toContain('Hidden1');
+      const entries = result.stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(entries.length, result.stderr).toBeGreaterThan(0);
+      for (const entry of entries) expect(entry).toMatchObject({ level: expect.any(Number), time: expect.stringMatching(/Z$/), pid: expect.any(Number), hostname: expect.any(String) });
+      const last = entries.at(-1)!;
+      expect(last).toMatchObject({ level: 60, exitCode: 2 });
+      expect(last.msg).toMatch(mentions);
+      expect(entries.slice(0, -1).every((e) => (e.level as number) < 60)).toBe(true);
+    }
   });
 
   it('an unknown command, and no command at all', async () => {

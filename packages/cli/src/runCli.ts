@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { commands as builtIn } from './commands/index.js';
 import type { CliIO, Command } from './commands/Command.js';
 import { CliError, ExitCode } from './CliError.js';
-import { SecretScrubber } from './internal/scrubSecrets.js';
-import { STORE_PASSWORD_ENV } from './internal/storeSource.js';
+import { reportFatal } from './internal/fatalLine.js';
+import { helpItem, wrap } from './internal/flags.js';
+import { STORE_KINDS } from './internal/storeForms.js';
 
 /** Options of {@link runCli}. */
 export interface RunCliOptions {
@@ -16,7 +17,8 @@ export interface RunCliOptions {
 /**
  * Runs the `roster` command line with `args` (the arguments after the program name) and resolves
  * to the exit code; never rejects. A {@link CliError} becomes one line on stderr and its exit code;
- * any other error is printed with its stack and exit code 1.
+ * any other error is printed with its stack and exit code 1. With `--log-format json` among the
+ * command's arguments, that line is one pino JSON object at level `fatal` (see `reportFatal`).
  *
  * @example
  * ```ts
@@ -49,14 +51,8 @@ export async function runCli(args: readonly string[], io: CliIO, options: RunCli
     }
     return await command.run(rest, io);
   } catch (error) {
-    // No password in an error either: a URL's, or the one the environment gave.
-    const scrubber = new SecretScrubber([io.env[STORE_PASSWORD_ENV] ?? '']);
-    if (error instanceof CliError) {
-      io.stderr.write(scrubber.scrub(`${error.message}\n`));
-      return error.exitCode;
-    }
-    io.stderr.write(scrubber.scrub(`${program}: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`));
-    return ExitCode.failure;
+    // One line (a JSON one with `--log-format json`), without any password.
+    return reportFatal(io, { program, args: rest, error });
   }
 }
 
@@ -80,10 +76,10 @@ function overview(program: string, commands: readonly Command[]): string {
   return [
     `Usage: ${program} <command> [options]`,
     '',
-    'Roster: leader election and membership over Redis.',
+    ...wrap(`Roster: leader election and membership over a key-value store: ${STORE_KINDS}.`, 96),
     '',
     'Commands:',
-    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...commands.map((c) => helpItem(c.name, c.summary, { column: width + 4 })),
     '',
     `Run \`${program} <command> --help\` for a command's options, \`${program} --version\` for the version.`,
     '',

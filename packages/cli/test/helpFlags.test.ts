@@ -1,10 +1,28 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { clusterTestCommand, CLUSTER_TEST_OPTIONS } from '../src/commands/clusterTest.js';
-import { DEMO_OPTIONS, demoCommand } from '../src/commands/demo.js';
+import { clusterTestCommand, CLUSTER_TEST_FLAGS } from '../src/commands/clusterTest.js';
+import { DEMO_FLAGS, demoCommand } from '../src/commands/demo.js';
 import { commands } from '../src/commands/index.js';
-import { NODE_OPTIONS, nodeCommand } from '../src/commands/node.js';
-import { PRIMARY_GET_OPTIONS, PRIMARY_RUN_OPTIONS, primaryCommand } from '../src/commands/primary.js';
+import { NODE_FLAGS, nodeCommand } from '../src/commands/node.js';
+import { PRIMARY_GET_FLAGS, PRIMARY_RUN_FLAGS, primaryCommand } from '../src/commands/primary.js';
+import type { FlagMap, FlagTable, HelpLayout } from '../src/internal/flags.js';
+
+/** What these checks read of a flag table. */
+interface TableLike {
+  readonly keys: readonly string[];
+  readonly parseArgsOptions: object;
+  helpLines(keys: readonly string[], layout?: HelpLayout): string;
+  name(key: string): string;
+}
+
+function like<F extends FlagMap>(table: FlagTable<F>): TableLike {
+  return {
+    keys: table.keys,
+    parseArgsOptions: table.parseArgsOptions,
+    helpLines: (keys, layout) => table.helpLines(keys as (keyof F)[], layout),
+    name: (key) => table.name(key as keyof F),
+  };
+}
 import { runCli } from '../src/runCli.js';
 import { fakeIO } from './support/fakeIO.js';
 
@@ -33,12 +51,13 @@ function accepted(flag: string, parsers: readonly Specs[]): boolean {
 /** `roster` answers `--help` and `-h` after any command itself, before the command's parser. */
 const ROSTER_GLOBAL = ['--help', '-h'];
 
-const PARSERS: readonly { name: string; help: string; parsers: readonly Specs[]; global: readonly string[] }[] = [
-  { name: 'roster node', help: nodeCommand.help, parsers: [NODE_OPTIONS], global: ROSTER_GLOBAL },
-  { name: 'roster primary', help: primaryCommand.help, parsers: [PRIMARY_RUN_OPTIONS, PRIMARY_GET_OPTIONS], global: ROSTER_GLOBAL },
-  { name: 'roster demo', help: demoCommand.help, parsers: [DEMO_OPTIONS], global: ROSTER_GLOBAL },
-  { name: 'cluster-test', help: clusterTestCommand.help, parsers: [CLUSTER_TEST_OPTIONS], global: [] },
+const COMMANDS: readonly { name: string; help: string; tables: readonly TableLike[]; global: readonly string[] }[] = [
+  { name: 'roster node', help: nodeCommand.help, tables: [like(NODE_FLAGS)], global: ROSTER_GLOBAL },
+  { name: 'roster primary', help: primaryCommand.help, tables: [like(PRIMARY_RUN_FLAGS), like(PRIMARY_GET_FLAGS)], global: ROSTER_GLOBAL },
+  { name: 'roster demo', help: demoCommand.help, tables: [like(DEMO_FLAGS)], global: ROSTER_GLOBAL },
+  { name: 'cluster-test', help: clusterTestCommand.help, tables: [like(CLUSTER_TEST_FLAGS)], global: [] },
 ];
+const PARSERS = COMMANDS.map((c) => ({ ...c, parsers: c.tables.map((t) => t.parseArgsOptions as Specs) }));
 
 describe('every flag a --help names is one its command accepts', () => {
   it('covers every roster command', () => {
@@ -62,8 +81,19 @@ describe('every flag a --help names is one its command accepts', () => {
   });
 
   it('the check finds a flag that does not exist', () => {
-    expect(accepted('--store', [CLUSTER_TEST_OPTIONS])).toBe(false);
-    expect(accepted('-r', [CLUSTER_TEST_OPTIONS])).toBe(true);
+    expect(accepted('--store', [CLUSTER_TEST_FLAGS.parseArgsOptions as Specs])).toBe(false);
+    expect(accepted('-r', [CLUSTER_TEST_FLAGS.parseArgsOptions as Specs])).toBe(true);
     expect(flagsNamed('use --store-file or -r, not read-only or T - I')).toEqual(['--store-file', '-r']);
   });
+});
+
+describe('every flag a command accepts is in its --help, with its help line from the table', () => {
+  for (const { name, help, tables } of COMMANDS) {
+    it(name, () => {
+      const layout: HelpLayout = name === 'cluster-test' ? { column: 28 } : name === 'roster demo' ? { column: 21 } : {};
+      for (const table of tables) {
+        for (const key of table.keys) expect(help, table.name(key)).toContain(table.helpLines([key], layout).split('\n')[0]);
+      }
+    });
+  }
 });

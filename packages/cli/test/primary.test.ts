@@ -31,13 +31,18 @@ describe('roster primary: arguments', () => {
     [['primary', 'run', ...STORE, '--type', 't', '--interval', 'soon'], 'roster primary run: --interval must be an integer ≥ 1 (milliseconds), got "soon"'],
     [
       ['primary', 'run', ...STORE, '--type', 't', '--interval', '100', '--timeout', '200'],
-      'roster primary run: invalid --timeout: Expected `timeoutMs` to be greater than twice `intervalMs` (100), got 200',
+      'roster primary run: --timeout 200 is not more than twice --interval 100 (2 × 100 = 200): set --timeout to at least 201 or --interval to at most 99',
+    ],
+    [
+      ['primary', 'run', ...STORE, '--type', 't', '--interval', '3000'],
+      'roster primary run: the default --timeout 5000 is not more than twice --interval 3000 (2 × 3000 = 6000): set --timeout to at least 6001 or --interval to at most 2499',
     ],
     [['primary', 'run', ...STORE, '--type', 'two words'], 'roster primary run: invalid --type: Expected `utype` to be 1 to 128 characters without whitespace, got "two words"'],
     [['primary', 'get', ...STORE, '--type', 't\u00a0u'], 'roster primary get: invalid --type: Expected `utype` to be 1 to 128 characters without whitespace, got "t\u00a0u"'],
     [['primary', 'run', ...STORE, '--type', 't', '--endpoint', 'x'.repeat(1025)], /^roster primary run: invalid --endpoint: Expected `endpoint` to be 1 to 1024 characters/],
     [['primary', 'run', '--store', 'redis://h', '--key', 'a/b', '--env', 'e', '--type', 't'], /^roster primary run: invalid --key: Expected `cluster` to be/],
-    [['primary', 'run', '--store', 'ftp://h', '--key', 'k', '--env', 'e', '--type', 't'], /^roster primary run: invalid --store: Expected the scheme to be one of `redis:\/\/`, `rediss:\/\/`/],
+    [['primary', 'run', '--store', 'ftp://h', '--key', 'k', '--env', 'e', '--type', 't'], /^roster primary run: invalid store URL: Expected the scheme to be one of `redis:\/\/`, `rediss:\/\/`.*, got "ftp:\/\/h" \(from --store\)\n$/],
+    [['primary', 'get', '--store', 'etcd://h:2379', '--key', 'k', '--env', 'e', '--type', 't', '--timeout', '0'], 'roster primary get: --timeout must be an integer ≥ 1 (milliseconds), got "0"'],
   ])('%j exits 2 with one line, before contacting the store', async (args, line) => {
     const io = fakeIO();
     expect(await runCli(args, io)).toBe(2);

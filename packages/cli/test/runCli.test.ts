@@ -17,6 +17,12 @@ describe('runCli', () => {
     expect(byFlag.out).toMatch(/^Usage: roster node \[--store URL \| --store-file PATH\] --key KEY --env ENV/);
   });
 
+  it('--log-format takes text or json, and says so of anything else', async () => {
+    const io = fakeIO();
+    expect(await runCli(['node', '--log-format', 'yaml', '--store', 'redis://127.0.0.1:1', '--key', 'k', '--env', 'e'], io)).toBe(2);
+    expect(io.err).toBe('roster node: --log-format must be text or json, got "yaml"\n');
+  });
+
   it('--version and -V print the version of the package, and nothing else', async () => {
     const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
     for (const flag of ['--version', '-V']) {
@@ -32,10 +38,16 @@ describe('runCli', () => {
     [['node', '--store'], 'roster node: option --store needs a value (see `roster node --help`)'],
     [['node', 'extra'], 'roster node: unexpected argument "extra" (see `roster node --help`)'],
     [['node', '--store', 'redis://h', '--key', 'k', '--env', 'e', '--timeout', '0'], 'roster node: --timeout must be an integer ≥ 1 (milliseconds), got "0"'],
-    [['node', '--store', 'redis://h', '--key', 'k', '--env', 'e', '--interval', '100', '--timeout', '150'], 'roster node: invalid --timeout: Expected `timeoutMs` to be greater than twice `intervalMs` (100), got 150'],
+    [
+      ['node', '--store', 'redis://h', '--key', 'k', '--env', 'e', '--interval', '100', '--timeout', '150'],
+      'roster node: --timeout 150 is not more than twice --interval 100 (2 × 100 = 200): set --timeout to at least 202 or --interval to at most 74',
+    ],
+    [['node', '--store', 'redis://h', '--key', 'k', '--env', 'e', '--id', 'no spaces'], 'roster node: invalid --id: Expected `id` to be 1 to 128 characters of letters, digits and . _ @ - (no whitespace), got "no spaces"'],
     [['demo', '--store', 'etcd'], 'roster demo: --store must be auto, redis, cluster or memory, got "etcd"'],
     [['demo', '--cluster', '--store', 'memory'], 'roster demo: --cluster runs on a Redis Cluster; it cannot be combined with --store memory'],
-    [['demo', '--interval', '500', '--timeout', '1000'], 'roster demo: --timeout (1000) must be more than twice --interval (500)'],
+    [['demo', '--interval', '500', '--timeout', '1000'], 'roster demo: --timeout 1000 is not more than twice --interval 500 (2 × 500 = 1000): set --timeout to at least 1002 or --interval to at most 499'],
+    [['demo', '--interval', '500'], 'roster demo: the default --timeout 1000 is not more than twice --interval 500 (2 × 500 = 1000): set --timeout to at least 1002 or --interval to at most 499'],
+    [['demo', '--web-port', 'later'], 'roster demo: --web-port must be an integer from 0 to 65535, or off, got "later"'],
     [['--verbose'], 'roster: expected a command before --verbose (see `roster --help`)'],
   ])('%j exits 2 with one line', async (args, line) => {
     const io = fakeIO();

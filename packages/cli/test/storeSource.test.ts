@@ -16,14 +16,41 @@ function file(name: string, text: string): string {
 }
 
 describe('where the store URL comes from', () => {
-  it('the flag wins over the file, and the file over ROSTER_STORE_URL', () => {
+  const ENV = { kind: 'env', name: 'ROSTER_STORE_URL' } as const;
+
+  it('the flag wins over the file, and the file over ROSTER_STORE_URL (which the flag table reads as the flag\'s variable)', () => {
     const path = file('store', 'redis://from-file:6379\n');
-    const env = { ROSTER_STORE_URL: 'redis://from-env:6379' };
-    expect(resolveStoreUrl('c', { url: 'redis://from-flag:6379', file: path }, env)).toEqual({ url: 'redis://from-flag:6379', from: '--store', secrets: [] });
-    expect(resolveStoreUrl('c', { file: path }, env)).toEqual({ url: 'redis://from-file:6379', from: '--store-file', secrets: [] });
-    expect(resolveStoreUrl('c', {}, env)).toEqual({ url: 'redis://from-env:6379', from: 'ROSTER_STORE_URL', secrets: [] });
+    const fromFlag = resolveStoreUrl('c', { url: 'redis://from-flag:6379', file: path }, {});
+    expect(fromFlag).toEqual({ url: 'redis://from-flag:6379', display: 'redis://from-flag:6379', backend: 'redis', from: '--store', where: '--store', secrets: [] });
+    expect(resolveStoreUrl('c', { url: 'redis://from-env:6379', source: ENV, file: path }, {})).toMatchObject({ url: 'redis://from-file:6379', from: '--store-file', where: `--store-file ${JSON.stringify(path)}` });
+    expect(resolveStoreUrl('c', { url: 'redis://from-env:6379', source: ENV }, {})).toMatchObject({ url: 'redis://from-env:6379', from: 'ROSTER_STORE_URL', where: 'ROSTER_STORE_URL' });
     expect(resolveStoreUrl('c', {}, {})).toBeUndefined();
-    expect(resolveStoreUrl('c', {}, { ROSTER_STORE_URL: '  ' })).toBeUndefined();
+    expect(resolveStoreUrl('c', { url: '  ' }, {})).toBeUndefined();
+  });
+
+  it('the URL is checked, and redacted once into the form every text shows', () => {
+    const found = resolveStoreUrl('c', { url: 'postgres://roster:Pw%2F1@db.internal/app' }, {});
+    expect(found).toMatchObject({ display: 'postgres://roster:***@db.internal/app', backend: 'postgres', secrets: ['Pw%2F1', 'Pw/1'] });
+  });
+
+  it('an invalid URL is one line naming where it came from, with the library\'s message as it wrote it', () => {
+    const fail = (input: Parameters<typeof resolveStoreUrl>[1]): string => {
+      try {
+        resolveStoreUrl('roster node', input, {});
+      } catch (error) {
+        expect(error).toBeInstanceOf(CliError);
+        return (error as Error).message;
+      }
+      throw new Error('expected a CliError');
+    };
+    // The library's message keeps its brackets: nothing rewrites it after the fact.
+    expect(fail({ url: 'postgres://db.internal/app' })).toBe(
+      'roster node: invalid store URL: Expected a user name in the PostgreSQL URL (`postgres://USER[:PASS]@HOST:PORT/DB`), got "postgres://db.internal/app" (from --store)',
+    );
+    expect(fail({ url: 'foo://x', source: ENV })).toMatch(/^roster node: invalid store URL: Expected the scheme to be one of `redis:\/\/`, .*, found `foo:\/\/`, got "foo:\/\/x" \(from ROSTER_STORE_URL\)$/);
+    expect(fail({ file: file('bad', 'redis://u:TopSecret9@h:notaport\n') })).toMatch(/^roster node: invalid store URL: .* \(from --store-file ".*bad"\)$/);
+    expect(fail({ file: file('bad2', 'redis://u:TopSecret9@h:notaport\n') })).not.toContain('TopSecret9');
+    expect(fail({ url: 'http://h', flag: '-r', noun: 'registry URI' })).toMatch(/^roster node: invalid registry URI: .* \(from -r\)$/);
   });
 
   it('a file is read trimmed; a missing, empty or many-line file is one CliError that never shows the content', () => {
@@ -72,9 +99,10 @@ describe('ROSTER_STORE_PASSWORD', () => {
   });
 
   it('is a secret of the result, and leaves a URL that has its own password alone', () => {
-    const env = { ROSTER_STORE_URL: 'redis://h:1', ROSTER_STORE_PASSWORD: 'EnvSecret' };
-    expect(resolveStoreUrl('c', {}, env)).toEqual({ url: 'redis://:EnvSecret@h:1', from: 'ROSTER_STORE_URL', secrets: ['EnvSecret'] });
-    expect(resolveStoreUrl('c', { url: 'redis://u:Own%21@h:1' }, env)).toEqual({ url: 'redis://u:Own%21@h:1', from: '--store', secrets: ['Own%21', 'Own!'] });
+    const env = { ROSTER_STORE_PASSWORD: 'EnvSecret' };
+    const fromEnv = { url: 'redis://h:1', source: { kind: 'env', name: 'ROSTER_STORE_URL' } } as const;
+    expect(resolveStoreUrl('c', fromEnv, env)).toMatchObject({ url: 'redis://:EnvSecret@h:1', display: 'redis://:***@h:1', from: 'ROSTER_STORE_URL', secrets: ['EnvSecret'] });
+    expect(resolveStoreUrl('c', { url: 'redis://u:Own%21@h:1' }, env)).toMatchObject({ url: 'redis://u:Own%21@h:1', from: '--store', secrets: ['Own%21', 'Own!'] });
   });
 
   it('urlPasswords finds each entry\'s password, raw and decoded', () => {

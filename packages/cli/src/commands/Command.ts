@@ -31,8 +31,10 @@ export interface CliIO {
 }
 
 /**
- * One `roster` subcommand. To add one, write `src/commands/<name>.ts` exporting a `Command`
- * and list it in `src/commands/index.ts`.
+ * One `roster` subcommand. To add one, write `src/commands/<name>.ts` exporting a `Command` whose
+ * flags are declared once in a table (`defineFlags`, src/internal/flags.ts: the parser, the
+ * options of its `help`, its table in docs/cli.md and its messages come from it), list it in
+ * `src/commands/index.ts`, and add its docs/cli.md section to test/cliDocs.test.ts.
  */
 export interface Command {
   /** The word after `roster`, e.g. `"node"`. */

@@ -1,54 +1,90 @@
 import { createCluster, ClusterLeftError, type Cluster, type ClusterOptions, type RebalanceUpdate } from '@roster/cluster';
 import { randomUUID } from 'node:crypto';
-import { ConfigError, LevelLogger, Namespace, silentLogger, type KV, type Logger, type LogLevel } from '@roster/kv-adapter';
+import { LevelLogger, Namespace, silentLogger, type KV, type Logger, type LogLevel } from '@roster/kv-adapter';
 import { CliError, ExitCode } from '../CliError.js';
+import { configProblem, NODE_TIMING, nodeTiming, type Timing } from '../internal/configProblems.js';
 import { connectStore } from '../internal/connectStore.js';
-import { integerOption, parseOptions } from '../internal/parseOptions.js';
-import { SecretScrubber } from '../internal/scrubSecrets.js';
-import { resolveStoreUrl, STORE_PASSWORD_ENV, STORE_URL_ENV } from '../internal/storeSource.js';
-import { TLS_FLAGS, tlsHelp, tlsOptions } from '../internal/tlsOptions.js';
+import { defineFlags, flag, helpFlag, helpItem, type ParsedFlags } from '../internal/flags.js';
+import { problem } from '../internal/problems.js';
+import { knownSecrets, SecretScrubber } from '../internal/scrubSecrets.js';
+import { storeFormsHelp } from '../internal/storeHelp.js';
+import { resolveStoreUrl, STORE_PASSWORD_ENV, STORE_URL_ENV, type ResolvedStoreUrl } from '../internal/storeSource.js';
+import { TLS_KEYS, tlsFlags, tlsHeading, tlsOptions } from '../internal/tlsOptions.js';
 import { StopRequest } from '../internal/StopRequest.js';
 import type { CliIO, Command, OutputStream } from './Command.js';
 
 const NAME = 'cluster-test';
 
+/** The flags of `cluster-test`: libcluster's one-letter flags, and Roster's additions. */
+export const CLUSTER_TEST_FLAGS = defineFlags(NAME, {
+  help: helpFlag({ preferShort: true }),
+  verbose: flag.boolean('verbose', { short: 'v', preferShort: true, help: 'Be more verbose' }),
+  key: flag.string('key', { short: 'k', preferShort: true, placeholder: 'KEY', help: 'Set the cluster key to KEY', defaultText: 'cluster-test', fields: ['key', 'cluster'] }),
+  env: flag.string('env', { short: 'e', preferShort: true, placeholder: 'ENV', help: 'Set the cluster environment to ENV', defaultText: 'production' }),
+  instance: flag.string('instance', {
+    short: 'i',
+    preferShort: true,
+    placeholder: 'ID',
+    help: 'Set the instance identifier to ID',
+    defaultText: 'a fresh UUID',
+    fields: ['instanceId'],
+  }),
+  threads: flag.integer('threads', { short: 'n', preferShort: true, placeholder: 'COUNT', help: 'Set the number of threads to COUNT', defaultValue: 1 }),
+  registry: flag.string('registry', {
+    short: 'r',
+    preferShort: true,
+    placeholder: 'URI',
+    env: STORE_URL_ENV,
+    help: 'Set the cluster registry URI: a store URL of one of the forms below',
+    docs: '([forms](#store-urls))',
+  }),
+  storeFile: flag.string('store-file', { placeholder: 'PATH', help: 'Read the registry URI from the file PATH (trimmed), e.g. a mounted secret' }),
+  intervalMs: flag.integer('interval', { placeholder: 'MS', unit: 'milliseconds', help: "Roster's period I in milliseconds", defaultText: String(NODE_TIMING.intervalMs) }),
+  timeoutMs: flag.integer('timeout', { placeholder: 'MS', unit: 'milliseconds', help: "Roster's timeout T in milliseconds", defaultText: '5 × --interval' }),
+  ...tlsFlags('-r'),
+  index: flag.integer('index', { short: 'I', preferShort: true, placeholder: 'INDEX', min: 0, help: 'Set this instance index to INDEX', defaultText: '0', fields: ['static.index'] }),
+  total: flag.integer('total', {
+    short: 'T',
+    preferShort: true,
+    placeholder: 'COUNT',
+    help: 'Set the cluster total to COUNT',
+    defaultText: 'INDEX + threads',
+    fields: ['static.total'],
+  }),
+});
+
+const F = CLUSTER_TEST_FLAGS;
+const LAYOUT = { column: 28 };
+const n = (key: keyof typeof F.flags): string => F.name(key);
+
 const HELP = `Usage: cluster-test [OPTIONS]
 
 OPTIONS are one or more of:
-  -h                        Print this message and exit
-  -v                        Be more verbose
-  -k KEY                    Set the cluster key to KEY [default: cluster-test]
-  -e ENV                    Set the cluster environment to ENV [default: production]
-  -i ID                     Set the instance identifier to ID [default: a fresh UUID]
-  -n COUNT                  Set the number of threads to COUNT [default: 1]
+${F.helpLines(['help', 'verbose', 'key', 'env', 'instance', 'threads'], LAYOUT)}
  Registry-based (dynamic) clustering:
-  -r URI                    Set the cluster registry URI: a store URL such as
-                            redis://127.0.0.1:6379, host:port,host:port,... for Redis Cluster,
-                            redis+sentinel://host:26379,.../MASTER, etcd://host:2379/prefix or
-                            postgres://user:pass@host:5432/db (docs/stores.md)
-  --store-file PATH         Read the registry URI from the file PATH (trimmed), e.g. a mounted
-                            secret; without -r and --store-file, ROSTER_STORE_URL gives it, and
-                            ROSTER_STORE_PASSWORD the password of a URI that has none
-  --interval MS             Roster's period I in milliseconds [default: 1000]
-  --timeout MS              Roster's timeout T in milliseconds [default: 5 x interval]
-  --tls-ca, --tls-cert, --tls-key, --tls-server-name: TLS for a rediss:// registry (below)
+${F.helpLines(['registry', 'storeFile'], LAYOUT)}
+${helpItem(STORE_PASSWORD_ENV, 'The password, for a registry URI that has none', LAYOUT)}
+${F.helpLines(['intervalMs', 'timeoutMs'], LAYOUT)}
  Static clustering:
-  -I INDEX                  Set this instance index to INDEX [default: 0]
-  -T COUNT                  Set the cluster total to COUNT [default: INDEX + threads]
+${F.helpLines(['index', 'total'], LAYOUT)}
 
 cluster-test joins the cluster, prints every re-balance, and sleeps until terminated; on Ctrl-C
-(SIGINT) or SIGTERM it leaves the cluster and exits 0. Give -r (or --store-file, or
-ROSTER_STORE_URL), or -I and/or -T, not both.
+(SIGINT) or SIGTERM it leaves the cluster and exits 0. Give ${n('registry')} (or ${n('storeFile')}, or
+${STORE_URL_ENV}), or ${n('index')} and/or ${n('total')}, not both; the registry URI comes from ${n('registry')}, else
+${n('storeFile')}, else ${STORE_URL_ENV}.
 
-${tlsHelp('-r')}
+${storeFormsHelp()}
+
+${tlsHeading()}
+${F.helpLines(TLS_KEYS, LAYOUT)}
 
 Exit codes: 0 left after a signal; 2 bad arguments or configuration, or the registry unreachable;
 1 an unexpected error; 130/143 a second SIGINT/SIGTERM cut the leave short.
 
 Examples:
-  cluster-test -v -k mycluster -e dev -r redis://127.0.0.1:6379
-  cluster-test -i node1 -n 2 -r redis://127.0.0.1:6379
-  cluster-test -n 2 -I 4 -T 8
+  cluster-test ${n('verbose')} ${n('key')} mycluster ${n('env')} dev ${n('registry')} redis://127.0.0.1:6379
+  cluster-test ${n('instance')} node1 ${n('threads')} 2 ${n('registry')} etcd://127.0.0.1:2379
+  cluster-test ${n('threads')} 2 ${n('index')} 4 ${n('total')} 8
 `;
 
 /** `cluster-test`: libcluster's test program on `@roster/cluster`. */
@@ -67,8 +103,8 @@ export async function runClusterTest(args: readonly string[], io: CliIO): Promis
   try {
     return await clusterTest(args, io);
   } catch (error) {
-    // No password in an error either: a URL's, or the one the environment gave.
-    const scrubber = new SecretScrubber([io.env[STORE_PASSWORD_ENV] ?? '']);
+    // The last safety net: no password of the command line or the environment in an error.
+    const scrubber = new SecretScrubber(knownSecrets(args, io.env));
     if (error instanceof CliError) {
       io.stderr.write(scrubber.scrub(`${error.message}\n`));
       return error.exitCode;
@@ -78,94 +114,80 @@ export async function runClusterTest(args: readonly string[], io: CliIO): Promis
   }
 }
 
-/** The options `cluster-test` accepts (`parseArgs` specs). */
-export const CLUSTER_TEST_OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
-  verbose: { type: 'boolean', short: 'v' },
-  key: { type: 'string', short: 'k' },
-  env: { type: 'string', short: 'e' },
-  instance: { type: 'string', short: 'i' },
-  threads: { type: 'string', short: 'n' },
-  registry: { type: 'string', short: 'r' },
-  'store-file': { type: 'string' },
-  index: { type: 'string', short: 'I' },
-  total: { type: 'string', short: 'T' },
-  interval: { type: 'string' },
-  timeout: { type: 'string' },
-  ...TLS_FLAGS,
-} as const;
-
 async function clusterTest(args: readonly string[], io: CliIO): Promise<number> {
-  const { values } = parseOptions(NAME, args, CLUSTER_TEST_OPTIONS);
+  const parsed = F.parse(args, io.env);
+  const { values } = parsed;
   if (values.help) {
     io.stdout.write(HELP);
     return ExitCode.ok;
   }
-  const threads = integerOption(NAME, '-n', values.threads) ?? 1;
-  const index = integerOption(NAME, '-I', values.index, { min: 0 });
-  const total = integerOption(NAME, '-T', values.total);
-  const intervalMs = integerOption(NAME, '--interval', values.interval, { unit: 'milliseconds' });
-  const timeoutMs = integerOption(NAME, '--timeout', values.timeout, { unit: 'milliseconds' });
-  const isStatic = index !== undefined || total !== undefined;
-  if (isStatic && (values.registry !== undefined || values['store-file'] !== undefined)) {
-    throw new CliError(`${NAME}: give either -r URI (dynamic clustering) or -I/-T (static clustering), not both`);
-  }
+  const isStatic = values.index !== undefined || values.total !== undefined;
   // ROSTER_STORE_URL is the last resort: static clustering (-I/-T) ignores it.
-  const source = isStatic ? undefined : resolveStoreUrl(NAME, { url: values.registry, file: values['store-file'], flag: '-r' }, io.env);
+  const registryGiven = parsed.source('registry').kind === 'flag' || values.storeFile !== undefined;
+  if (isStatic && registryGiven) {
+    throw problem(NAME, `give either ${n('registry')} URI (dynamic clustering) or ${n('index')}/${n('total')} (static clustering), not both`);
+  }
+  const source = isStatic
+    ? undefined
+    : resolveStoreUrl(NAME, { url: values.registry, source: parsed.source('registry'), file: values.storeFile, flag: n('registry'), noun: 'registry URI' }, io.env);
   if (!isStatic && source === undefined) {
-    throw new CliError(
-      `${NAME}: give -r URI (dynamic clustering, e.g. -r redis://127.0.0.1:6379; or --store-file PATH, or ${STORE_URL_ENV} in the environment) or -I INDEX -T COUNT (static clustering)`,
+    throw problem(
+      NAME,
+      `give ${n('registry')} URI (dynamic clustering, e.g. ${n('registry')} redis://127.0.0.1:6379; or ${n('storeFile')} PATH, or ${STORE_URL_ENV} in the environment) or ${n('index')} INDEX ${n('total')} COUNT (static clustering)`,
     );
   }
+  const timing = nodeTiming(parsed, { interval: 'intervalMs', timeout: 'timeoutMs' });
+  const explain = (error: unknown): unknown => configProblem(parsed, error, timing);
   const out = (line: string): void => void io.stdout.write(`${line}\n`);
   const logger = values.verbose ? new LibclusterLogger(io.stderr, new SecretScrubber(source?.secrets ?? [])) : silentLogger;
-  const tls = isStatic ? undefined : tlsOptions(NAME, values, io.env);
+  const tls = isStatic ? undefined : tlsOptions(parsed);
   // With TLS the registry is connected (and its ACL permissions probed) here, then handed over.
   let registry: string | KV | undefined = source?.url;
   let owned: KV | undefined;
-  if (tls !== undefined) {
+  if (tls !== undefined && source !== undefined) {
     let probeKey: string;
     try {
       probeKey = new Namespace(values.key ?? 'cluster-test', values.env ?? 'production').key(`probe/${randomUUID()}`);
     } catch (error) {
-      if (ConfigError.is(error)) throw new CliError(`${NAME}: ${error.message}`, { cause: error });
-      throw error;
+      throw explain(error);
     }
-    owned = await connectStore({ command: NAME, url: source!.url, tls, logger, probeKey });
+    owned = await connectStore({ command: NAME, url: source.url, where: source.where, tls, logger, probeKey, configProblem: explain });
     registry = owned;
   }
   try {
-    return await runCluster(values, { threads, index, total, intervalMs, timeoutMs, isStatic, registry, logger }, io, out);
+    return await runCluster(parsed, { isStatic, registry, source, logger, timing }, io, out);
   } finally {
     await owned?.close();
   }
 }
 
 interface ClusterSettings {
-  readonly threads: number;
-  readonly index: number | undefined;
-  readonly total: number | undefined;
-  readonly intervalMs: number | undefined;
-  readonly timeoutMs: number | undefined;
   readonly isStatic: boolean;
   readonly registry: string | KV | undefined;
+  readonly source: ResolvedStoreUrl | undefined;
   readonly logger: Logger;
+  readonly timing: Timing;
 }
 
 async function runCluster(
-  values: { key?: string | undefined; env?: string | undefined; instance?: string | undefined },
-  { threads, index, total, intervalMs, timeoutMs, isStatic, registry, logger }: ClusterSettings,
+  parsed: ParsedFlags<typeof F.flags>,
+  { isStatic, registry, source, logger, timing }: ClusterSettings,
   io: CliIO,
   out: (line: string) => void,
 ): Promise<number> {
+  const { values } = parsed;
   const options: ClusterOptions = {
     key: values.key ?? 'cluster-test',
     env: values.env ?? 'production',
-    threads,
+    threads: values.threads,
     ...(values.instance !== undefined && { instanceId: values.instance }),
     ...(isStatic
-      ? { static: { index: index ?? 0, total: total ?? (index ?? 0) + threads } }
-      : { registry: registry!, ...(intervalMs !== undefined && { intervalMs }), ...(timeoutMs !== undefined && { timeoutMs }) }),
+      ? { static: { index: values.index ?? 0, total: values.total ?? (values.index ?? 0) + values.threads } }
+      : {
+          registry: registry!,
+          ...(values.intervalMs !== undefined && { intervalMs: values.intervalMs }),
+          ...(values.timeoutMs !== undefined && { timeoutMs: values.timeoutMs }),
+        }),
     logger,
     onRebalance: (update) => printRebalance(out, update),
   };
@@ -173,14 +195,13 @@ async function runCluster(
   try {
     cluster = createCluster(options);
   } catch (error) {
-    if (ConfigError.is(error)) throw new CliError(`${NAME}: ${error.message}`, { cause: error });
-    throw error;
+    throw configProblem(parsed, error, isStatic ? undefined : timing);
   }
-  return sleepUntilTerminated(cluster, io, out);
+  return sleepUntilTerminated(cluster, io, out, source);
 }
 
 /** Joins, sleeps until the first SIGINT/SIGTERM, then leaves; a second signal exits at once. */
-async function sleepUntilTerminated(cluster: Cluster, io: CliIO, out: (line: string) => void): Promise<number> {
+async function sleepUntilTerminated(cluster: Cluster, io: CliIO, out: (line: string) => void, source: ResolvedStoreUrl | undefined): Promise<number> {
   const stop = new StopRequest(io, () => out(`${NAME}: signal received, will terminate`));
   // Static mode runs no timer at all: without this the process would exit instead of sleeping.
   const keepAlive = setInterval(() => undefined, 2 ** 30);
@@ -189,7 +210,9 @@ async function sleepUntilTerminated(cluster: Cluster, io: CliIO, out: (line: str
       () => true,
       (error: unknown) => {
         if (stop.signal.aborted || ClusterLeftError.is(error)) return false;
-        throw new CliError(`${NAME}: could not join cluster ${cluster.key}/${cluster.env}: ${error instanceof Error ? error.message : String(error)}`, {
+        throw problem(NAME, `could not join cluster ${cluster.key}/${cluster.env}`, {
+          detail: error instanceof Error ? error.message : String(error),
+          ...(source && { where: `registry URI from ${source.where}` }),
           cause: error,
         });
       },

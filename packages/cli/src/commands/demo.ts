@@ -1,83 +1,89 @@
+import { checkNodeOptions } from '@roster/election';
 import { DEMO_DEFAULTS, runDemo } from '../demo/runDemo.js';
-import type { DemoStoreKind } from '../demo/DemoStore.js';
-import { CliError } from '../CliError.js';
-import { decimalOption, integerOption, parseOptions } from '../internal/parseOptions.js';
+import { configProblem, NODE_TIMING, type Timing } from '../internal/configProblems.js';
+import { defineFlags, flag, helpFlag } from '../internal/flags.js';
+import { problem } from '../internal/problems.js';
 import type { Command } from './Command.js';
 
 const NAME = 'roster demo';
 const d = DEMO_DEFAULTS;
+
+/** The flags of `roster demo`. */
+export const DEMO_FLAGS = defineFlags(NAME, {
+  nodes: flag.integer('nodes', { placeholder: 'N', min: 1, max: 50, help: 'nodes at a time', defaultValue: d.nodes }),
+  durationSeconds: flag.decimal('duration', { placeholder: 'S', unit: 'seconds', help: 'seconds to run, once every node is up', defaultValue: d.durationSeconds }),
+  killEverySeconds: flag.decimal('kill-every', { placeholder: 'S', unit: 'seconds', help: 'kill the leader every S seconds, 0 never', defaultValue: d.killEverySeconds }),
+  intervalMs: flag.integer('interval', { placeholder: 'MS', unit: 'milliseconds', help: 'the protocol period I', defaultValue: d.intervalMs }),
+  timeoutMs: flag.integer('timeout', { placeholder: 'MS', unit: 'milliseconds', help: 'the failure timeout T, more than twice the interval', defaultValue: d.timeoutMs }),
+  store: flag.choice('store', {
+    placeholder: 'KIND',
+    choices: ['auto', 'redis', 'cluster', 'memory'],
+    defaultValue: d.store,
+    help: 'the store the demo brings up: auto (a redis-server when one is installed, else in-process), redis, cluster (a local Redis Cluster) or memory (in-process)',
+  }),
+  cluster: flag.boolean('cluster', {
+    help: "the same as --store cluster: a local Redis Cluster of 3 masters (redis-server); a third into the run the master serving the leader key's current nonce is SIGKILLed, two thirds into it it is restarted",
+  }),
+  webPort: flag.custom('web-port', {
+    placeholder: 'PORT|off',
+    expected: 'an integer from 0 to 65535, or off',
+    parse: (raw): number | null | undefined => (raw === 'off' ? null : /^\d{1,5}$/.test(raw.trim()) && Number(raw) <= 65535 ? Number(raw) : undefined),
+    defaultValue: d.webPort,
+    help: 'serve the live web page of every node on this port of 127.0.0.1, 0 any free port, off none',
+    defaultText: String(d.webPort),
+  }),
+  plain: flag.boolean('plain', { help: 'a plain log even on a terminal (the default when stdout is not one)' }),
+  verbose: flag.boolean('verbose', { help: "also show the nodes' warnings" }),
+  help: helpFlag(),
+});
+
+const F = DEMO_FLAGS;
 
 const HELP = `Usage: roster demo [options]        (from a clone: pnpm demo [options])
 
 Runs a Roster cluster on this machine and shows an election at work: brings up its own store
 (a real redis-server when one is installed, else an in-process store shared with the nodes),
 starts N nodes as worker processes, kills the leader's process every few seconds, restarts a node
-in its place, and measures each failover. Ends after --duration seconds or on Ctrl-C, stops all
+in its place, and measures each failover. Ends after ${F.name('durationSeconds')} seconds or on Ctrl-C, stops all
 it started, and prints a summary.
 
 Options:
-  --nodes N          nodes at a time [default: ${d.nodes}]
-  --duration S       seconds to run [default: ${d.durationSeconds}]
-  --kill-every S     kill the leader every S seconds, 0 never [default: ${d.killEverySeconds}]
-  --interval MS      the protocol period I [default: ${d.intervalMs}]
-  --timeout MS       the failure timeout T, more than twice the interval [default: ${d.timeoutMs}]
-  --store KIND       auto, redis, cluster or memory [default: auto]
-  --cluster          the same as --store cluster: a local Redis Cluster of 3 masters
-                     (redis-server); a third into the run the master serving the leader
-                     key's current nonce is SIGKILLed, two thirds into it it is restarted
-  --web-port PORT    serve the live web page of every node on this port of 127.0.0.1,
-                     0 any free port, "off" none [default: 0]
-  --plain            a plain log even on a terminal (the default when stdout is not one)
-  --verbose          also show the nodes' warnings
-  -h, --help         show this help
+${F.helpLines(undefined, { column: 21 })}
 `;
-
-/** The options `roster demo` accepts (`parseArgs` specs). */
-export const DEMO_OPTIONS = {
-  nodes: { type: 'string' },
-  duration: { type: 'string' },
-  'kill-every': { type: 'string' },
-  interval: { type: 'string' },
-  timeout: { type: 'string' },
-  store: { type: 'string' },
-  cluster: { type: 'boolean' },
-  'web-port': { type: 'string' },
-  plain: { type: 'boolean' },
-  verbose: { type: 'boolean' },
-} as const;
 
 /** `roster demo`: the whole idea, working, in one command. */
 export const demoCommand: Command = {
   name: 'demo',
-  summary: 'run a local cluster, kill its leader every few seconds, measure failovers',
+  summary: 'run a local cluster (on redis-server or in-process), kill its leader every few seconds, measure failovers',
   help: HELP,
   async run(args, io) {
-    const { values } = parseOptions(NAME, args, DEMO_OPTIONS);
-    if (values.cluster && values.store !== undefined && values.store !== 'cluster') {
-      throw new CliError(`${NAME}: --cluster runs on a Redis Cluster; it cannot be combined with --store ${values.store}`);
+    const parsed = F.parse(args, io.env);
+    const { values } = parsed;
+    if (values.cluster && parsed.given('store') && values.store !== 'cluster') {
+      throw problem(NAME, `${F.name('cluster')} runs on a Redis Cluster; it cannot be combined with ${F.name('store')} ${values.store}`);
     }
-    const store = values.cluster ? 'cluster' : (values.store ?? 'auto');
-    if (store !== 'auto' && store !== 'redis' && store !== 'cluster' && store !== 'memory') {
-      throw new CliError(`${NAME}: --store must be auto, redis, cluster or memory, got ${JSON.stringify(store)}`);
+    const timing: Timing = {
+      interval: { value: values.intervalMs, flag: F.name('intervalMs'), given: parsed.given('intervalMs') },
+      timeout: { value: values.timeoutMs, flag: F.name('timeoutMs'), given: parsed.given('timeoutMs') },
+      renewDeadline: { value: NODE_TIMING.renewDeadlineOf(values.timeoutMs), given: false },
+    };
+    try {
+      // Each worker's createNode() would refuse the timing: refuse it here, once, in the flags' words.
+      checkNodeOptions({ cluster: 'demo', env: 'demo', intervalMs: values.intervalMs, timeoutMs: values.timeoutMs });
+    } catch (error) {
+      throw configProblem(parsed, error, timing);
     }
-    const intervalMs = integerOption(NAME, '--interval', values.interval, { unit: 'milliseconds' }) ?? d.intervalMs;
-    const timeoutMs = integerOption(NAME, '--timeout', values.timeout, { unit: 'milliseconds' }) ?? d.timeoutMs;
-    if (timeoutMs <= 2 * intervalMs) {
-      throw new CliError(`${NAME}: --timeout (${timeoutMs}) must be more than twice --interval (${intervalMs})`);
-    }
-    const web = values['web-port'];
-    const webPort = web === 'off' ? null : (integerOption(NAME, '--web-port', web, { min: 0, max: 65535 }) ?? d.webPort);
     return runDemo(
       {
-        nodes: integerOption(NAME, '--nodes', values.nodes, { min: 1, max: 50 }) ?? d.nodes,
-        durationSeconds: decimalOption(NAME, '--duration', values.duration, 'seconds') ?? d.durationSeconds,
-        killEverySeconds: decimalOption(NAME, '--kill-every', values['kill-every'], 'seconds') ?? d.killEverySeconds,
-        intervalMs,
-        timeoutMs,
-        store: store as DemoStoreKind,
-        plain: values.plain ?? false,
-        verbose: values.verbose ?? false,
-        webPort,
+        nodes: values.nodes,
+        durationSeconds: values.durationSeconds,
+        killEverySeconds: values.killEverySeconds,
+        intervalMs: values.intervalMs,
+        timeoutMs: values.timeoutMs,
+        store: values.cluster ? 'cluster' : values.store,
+        plain: values.plain,
+        verbose: values.verbose,
+        webPort: values.webPort,
       },
       io,
     );

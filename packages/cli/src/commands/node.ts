@@ -1,44 +1,79 @@
 import { runNode } from '../node/runNode.js';
-import { LOG_FORMAT_HELP, logFormatOption } from '../internal/logFormat.js';
-import { integerOption, parseOptions, required } from '../internal/parseOptions.js';
-import { STORE_HELP } from '../internal/storeHelp.js';
+import {
+  connectTimeoutFlag,
+  envFlag,
+  intervalFlag,
+  jsonFlag,
+  keyFlag,
+  logFormatFlag,
+  storeFileFlag,
+  storeFlag,
+  timeoutFlag,
+  verboseFlag,
+} from '../internal/commonFlags.js';
+import { configProblem, NODE_TIMING, nodeTiming } from '../internal/configProblems.js';
+import { defineFlags, flag, helpFlag, wrap } from '../internal/flags.js';
+import { storeHelp } from '../internal/storeHelp.js';
+import { STORE_KINDS } from '../internal/storeForms.js';
 import { requireStoreUrl } from '../internal/storeSource.js';
-import { TLS_FLAGS, tlsHelp, tlsOptions } from '../internal/tlsOptions.js';
+import { TLS_KEYS, tlsFlags, tlsHeading, tlsOptions } from '../internal/tlsOptions.js';
 import type { Command } from './Command.js';
 
 const NAME = 'roster node';
 
-const HELP = `Usage: roster node [--store URL | --store-file PATH] --key KEY --env ENV [options]
+/** The flags of `roster node`, in the order `--help` and docs/cli.md list them. */
+export const NODE_FLAGS = defineFlags(NAME, {
+  store: storeFlag(),
+  storeFile: storeFileFlag(),
+  cluster: keyFlag('billing'),
+  env: envFlag(),
+  id: flag.string('id', { placeholder: 'ID', help: "this node's id: 1-128 of A-Z a-z 0-9 . _ @ -", defaultText: 'a fresh UUID without dashes' }),
+  intervalMs: intervalFlag('the protocol period I in milliseconds', NODE_TIMING.intervalMs),
+  timeoutMs: timeoutFlag('the failure timeout T in milliseconds, more than twice the interval', '5 × --interval'),
+  renewDeadlineMs: flag.integer('renew-deadline', {
+    placeholder: 'MS',
+    unit: 'milliseconds',
+    help: 'the renew deadline R in milliseconds: a leader that could not publish for this long stops calling itself leader; more than the interval and less than the timeout minus the interval',
+    docs: '([protocol.md](protocol.md): the lease)',
+    defaultText: '--timeout / 2',
+  }),
+  connectTimeoutMs: connectTimeoutFlag(),
+  json: jsonFlag(),
+  statusPort: flag.integer('status-port', {
+    placeholder: 'PORT',
+    min: 0,
+    max: 65535,
+    help: 'serve a status page (members, leader, role, latency, recent lines) at http://HOST:PORT/ and /status.json, the events as NDJSON at /events (for @roster/client), /metrics, /healthz and /readyz; 0 picks a free port',
+    docs: '([below](#the-status-page))',
+  }),
+  statusHost: flag.string('status-host', { placeholder: 'HOST', help: 'the address of the status page', defaultText: '127.0.0.1' }),
+  verbose: verboseFlag(),
+  logFormat: logFormatFlag(),
+  help: helpFlag(),
+  ...tlsFlags('--store'),
+});
 
-Runs one Roster node: joins the cluster KEY of environment ENV on a Redis store, takes part in
-leader election, and prints the role, leader and member changes it sees until stopped with
-Ctrl-C (SIGINT) or SIGTERM, which make it leave gracefully. SIGUSR2 makes a leader resign:
-another node takes over at once, and this one stays a member.
+const F = NODE_FLAGS;
+const f = (key: keyof typeof F.flags): string => F.syntax(key);
+const n = (key: keyof typeof F.flags): string => F.name(key);
 
-${STORE_HELP}
+const HELP = `Usage: roster node [${f('store')} | ${f('storeFile')}] ${f('cluster')} ${f('env')} [options]
+
+${wrap(
+  `Runs one Roster node: joins the cluster KEY of environment ENV on a key-value store (${STORE_KINDS}), takes part in leader election, and prints the role, leader and member changes it sees until stopped with Ctrl-C (SIGINT) or SIGTERM, which make it leave gracefully. SIGUSR2 makes a leader resign: another node takes over at once, and this one stays a member.`,
+  96,
+).join('\n')}
+
+${storeHelp(F, ['store', 'storeFile'])}
 
 Required:
-  --key KEY             the cluster key, e.g. the application name
-  --env ENV             the environment, e.g. production; clusters of different ones never meet
+${F.helpLines(['cluster', 'env'])}
 
 Options:
-  --id ID               this node's id: 1-128 of A-Z a-z 0-9 . _ @ -
-                        [default: a fresh UUID without dashes]
-  --interval MS         the protocol period I in milliseconds [default: 1000]
-  --timeout MS          the failure timeout T in milliseconds, more than twice the interval
-                        [default: 5 x interval]
-  --connect-timeout MS  how long to wait for the store at start [default: 5000]
-  --json                print one JSON object per line on stdout and nothing else
-                        (the format is a public contract: docs/cli.md)
-  --status-port PORT    serve a status page (members, leader, role, latency, recent
-                        lines) at http://HOST:PORT/ and /status.json, and the events as
-                        NDJSON at /events (for @roster/client); 0 picks a free port
-  --status-host HOST    the address of the status page [default: 127.0.0.1]
-  --verbose             debug logs on stderr
-${LOG_FORMAT_HELP}
-  -h, --help            show this help
+${F.helpLines(['id', 'intervalMs', 'timeoutMs', 'renewDeadlineMs', 'connectTimeoutMs', 'json', 'statusPort', 'statusHost', 'verbose', 'logFormat', 'help'])}
 
-${tlsHelp('--store')}
+${tlsHeading()}
+${F.helpLines(TLS_KEYS)}
 
 Exit codes:
   0  stopped by SIGINT or SIGTERM (gracefully: a leader resigns, a follower leaves)
@@ -47,65 +82,43 @@ Exit codes:
   1  an unexpected error; 130/143 a second SIGINT/SIGTERM cut the graceful stop short
 
 Examples:
-  roster node --store redis://127.0.0.1:6379 --key billing --env dev
-  roster node --store redis://127.0.0.1:6379 --key billing --env dev --id web-1 --json
-  roster node --store 10.0.0.1:7000,10.0.0.2:7000 --key billing --env prod --interval 500 --timeout 3000
-  roster node --store redis://127.0.0.1:6379 --key billing --env dev --status-port 8080
-  ROSTER_STORE_URL=redis://10.0.0.5:6379 ROSTER_STORE_PASSWORD=... roster node --key billing --env prod
-  roster node --store-file /run/secrets/roster-store --key billing --env prod --log-format json
+  roster node ${n('store')} redis://127.0.0.1:6379 ${n('cluster')} billing ${n('env')} dev
+  roster node ${n('store')} redis://127.0.0.1:6379 ${n('cluster')} billing ${n('env')} dev ${n('id')} web-1 ${n('json')}
+  roster node ${n('store')} 10.0.0.1:7000,10.0.0.2:7000 ${n('cluster')} billing ${n('env')} prod ${n('intervalMs')} 500 ${n('timeoutMs')} 3000
+  roster node ${n('store')} postgres://roster@db.internal/app ${n('cluster')} billing ${n('env')} dev ${n('statusPort')} 8080
+  ROSTER_STORE_URL=etcd://10.0.0.5:2379 roster node ${n('cluster')} billing ${n('env')} prod
+  ROSTER_STORE_URL=redis://10.0.0.5:6379 ROSTER_STORE_PASSWORD=... roster node ${n('cluster')} billing ${n('env')} prod
+  roster node ${n('storeFile')} /run/secrets/roster-store ${n('cluster')} billing ${n('env')} prod ${n('logFormat')} json
 `;
-
-/** The options `roster node` accepts (`parseArgs` specs). */
-export const NODE_OPTIONS = {
-  store: { type: 'string' },
-  'store-file': { type: 'string' },
-  'log-format': { type: 'string' },
-  key: { type: 'string' },
-  env: { type: 'string' },
-  id: { type: 'string' },
-  interval: { type: 'string' },
-  timeout: { type: 'string' },
-  'connect-timeout': { type: 'string' },
-  json: { type: 'boolean' },
-  verbose: { type: 'boolean' },
-  'status-port': { type: 'string' },
-  'status-host': { type: 'string' },
-  ...TLS_FLAGS,
-} as const;
 
 /** `roster node`: one node as a process. */
 export const nodeCommand: Command = {
   name: 'node',
-  summary: 'run one node against a Redis store and print what it sees',
+  summary: `run one node against a key-value store (${STORE_KINDS}) and print what it sees`,
   help: HELP,
   async run(args, io) {
-    const { values } = parseOptions(NAME, args, NODE_OPTIONS);
-    const tls = tlsOptions(NAME, values, io.env);
-    const logFormat = logFormatOption(NAME, values['log-format']);
-    const cluster = required(NAME, '--key', values.key, 'billing');
-    const env = required(NAME, '--env', values.env, 'production');
-    const store = requireStoreUrl(NAME, { url: values.store, file: values['store-file'] }, io.env);
-    const statusPort = integerOption(NAME, '--status-port', values['status-port'], { min: 0, max: 65535 });
-    const intervalMs = integerOption(NAME, '--interval', values.interval, { unit: 'milliseconds' });
-    const timeoutMs = integerOption(NAME, '--timeout', values.timeout, { unit: 'milliseconds' });
-    const connectTimeoutMs = integerOption(NAME, '--connect-timeout', values['connect-timeout'], { unit: 'milliseconds' });
+    const parsed = F.parse(args, io.env);
+    const { values } = parsed;
+    const store = requireStoreUrl(NAME, { url: values.store, source: parsed.source('store'), file: values.storeFile }, io.env);
+    const tls = tlsOptions(parsed);
+    const timing = nodeTiming(parsed, { interval: 'intervalMs', timeout: 'timeoutMs', renewDeadline: 'renewDeadlineMs' });
     return runNode(
       {
-        store: store.url,
-        storeFrom: store.from,
-        storeSecrets: store.secrets,
-        cluster,
-        env,
-        json: values.json ?? false,
-        logFormat,
-        verbose: values.verbose ?? false,
+        store,
+        cluster: values.cluster,
+        env: values.env,
+        json: values.json,
+        logFormat: values.logFormat,
+        verbose: values.verbose,
+        intervalMs: values.intervalMs,
         ...(values.id !== undefined && { id: values.id }),
-        ...(intervalMs !== undefined && { intervalMs }),
-        ...(timeoutMs !== undefined && { timeoutMs }),
-        ...(connectTimeoutMs !== undefined && { connectTimeoutMs }),
-        ...(statusPort !== undefined && { statusPort }),
-        ...(values['status-host'] !== undefined && { statusHost: values['status-host'] }),
+        ...(values.timeoutMs !== undefined && { timeoutMs: values.timeoutMs }),
+        ...(values.renewDeadlineMs !== undefined && { renewDeadlineMs: values.renewDeadlineMs }),
+        ...(values.connectTimeoutMs !== undefined && { connectTimeoutMs: values.connectTimeoutMs }),
+        ...(values.statusPort !== undefined && { statusPort: values.statusPort }),
+        ...(values.statusHost !== undefined && { statusHost: values.statusHost }),
         ...(tls && { tls }),
+        configProblem: (error) => configProblem(parsed, error, timing),
       },
       io,
     );

@@ -1,18 +1,79 @@
-import type { ConnectionOptions } from 'node:tls';
-import { CliError, ExitCode } from '../CliError.js';
-import { LOG_FORMAT_HELP, logFormatOption } from '../internal/logFormat.js';
-import { integerOption, parseOptions, required } from '../internal/parseOptions.js';
-import { STORE_HELP } from '../internal/storeHelp.js';
+import { ExitCode } from '../CliError.js';
+import {
+  connectTimeoutFlag,
+  envFlag,
+  intervalFlag,
+  jsonFlag,
+  keyFlag,
+  logFormatFlag,
+  storeFileFlag,
+  storeFlag,
+  timeoutFlag,
+  verboseFlag,
+} from '../internal/commonFlags.js';
+import { configProblem, type Timing } from '../internal/configProblems.js';
+import { defineFlags, flag, flagsMarkdown, helpFlag, type ParsedFlags } from '../internal/flags.js';
+import { problem } from '../internal/problems.js';
+import { storeHelp } from '../internal/storeHelp.js';
 import { requireStoreUrl } from '../internal/storeSource.js';
-import { TLS_FLAGS, tlsHelp, tlsOptions, type TlsFlagValues } from '../internal/tlsOptions.js';
+import { TLS_KEYS, tlsFlags, tlsHeading, tlsOptions } from '../internal/tlsOptions.js';
 import { getPrimary } from '../primary/getPrimary.js';
+import type { PrimaryStoreOptions } from '../primary/primaryConfig.js';
 import { runPrimary } from '../primary/runPrimary.js';
 import type { CliIO, Command } from './Command.js';
 
 const NAME = 'roster primary';
 
-const HELP = `Usage: roster primary run [--store URL | --store-file PATH] --key KEY --env ENV --type TYPE [options]
-       roster primary get [--store URL | --store-file PATH] --key KEY --env ENV --type TYPE [--json]
+/** The defaults of `@roster/primary`'s timing (I = 1 s, T = 5 s); test/configProblems.test.ts checks them. */
+export const PRIMARY_TIMING = Object.freeze({ intervalMs: 1000, timeoutMs: 5000 });
+
+/** The flags `run` and `get` share: the store, the namespace, the role type. */
+const shared = {
+  store: storeFlag(),
+  storeFile: storeFileFlag(),
+  cluster: keyFlag('shop'),
+  env: envFlag(),
+  utype: flag.string('type', { placeholder: 'TYPE', help: 'the role type: 1-128 characters without whitespace, e.g. billing', required: { example: 'billing' } }),
+  connectTimeoutMs: connectTimeoutFlag('how long to wait for the store (and, for get, for its read)'),
+  help: helpFlag(),
+  ...tlsFlags('--store'),
+} as const;
+
+/** The flags of `roster primary run`. */
+export const PRIMARY_RUN_FLAGS = defineFlags(`${NAME} run`, {
+  ...shared,
+  endpoint: flag.string('endpoint', { placeholder: 'ADDR', help: 'where this instance listens (1 to 1024 characters), published for get and resolvers' }),
+  id: flag.string('id', {
+    placeholder: 'ID',
+    help: "this instance's id: 1-128 characters without whitespace; after a loss it starts over as ID-2, ID-3, ...",
+    defaultText: 'a fresh UUID without dashes',
+    fields: ['generateId'],
+  }),
+  intervalMs: intervalFlag('the heartbeat interval I in milliseconds', PRIMARY_TIMING.intervalMs),
+  timeoutMs: timeoutFlag('the heartbeat timeout T in milliseconds, more than twice the interval', String(PRIMARY_TIMING.timeoutMs)),
+  exitOnLoss: flag.boolean('exit-on-loss', {
+    help: `exit with code ${ExitCode.lostPrimary} when this instance stops acting as primary (superseded, entry vanished, or no heartbeat for T - I), so that a supervisor restarts it; without it the instance starts over in-process under a new id`,
+  }),
+  json: jsonFlag(),
+  verbose: verboseFlag(),
+  logFormat: logFormatFlag(),
+});
+
+/** The flags of `roster primary get`. */
+export const PRIMARY_GET_FLAGS = defineFlags(`${NAME} get`, {
+  ...shared,
+  timeoutMs: timeoutFlag("T: a heartbeat older than this (store time) is no primary; give the contenders' value", String(PRIMARY_TIMING.timeoutMs)),
+  json: jsonFlag('print one JSON object instead of a line'),
+});
+
+const RUN = PRIMARY_RUN_FLAGS;
+const GET = PRIMARY_GET_FLAGS;
+const f = (key: keyof typeof RUN.flags): string => RUN.syntax(key);
+const n = (key: keyof typeof RUN.flags): string => RUN.name(key);
+const store = `[${f('store')} | ${f('storeFile')}] ${f('cluster')} ${f('env')} ${f('utype')}`;
+
+const HELP = `Usage: roster primary run ${store} [options]
+       roster primary get ${store} [${GET.name('timeoutMs')} MS] [${GET.name('json')}]
 
 One primary per role type (@roster/primary): instances of a type contend through a
 heartbeat table in the store, judged by the store's own clock; clients resolve the primary of
@@ -24,38 +85,22 @@ a type to the endpoint it published. See docs/primary.md.
   get   print the current primary of the role type once: its id, endpoint and the age of its
         last heartbeat (store time), or "none".
 
-${STORE_HELP}
+${storeHelp(RUN, ['store', 'storeFile'])}
 
 Required:
-  --key KEY             the cluster key, e.g. the application name
-  --env ENV             the environment, e.g. production
-  --type TYPE           the role type: 1-128 characters without whitespace, e.g. billing
+${RUN.helpLines(['cluster', 'env', 'utype'])}
 
 Options of run:
-  --endpoint ADDR       where this instance listens, published for \`get\` and resolvers
-  --id ID               this instance's id: 1-128 characters without whitespace; after a loss
-                        it starts over as ID-2, ID-3, ... [default: a fresh UUID without dashes]
-  --interval MS         the heartbeat interval I in milliseconds [default: 1000]
-  --timeout MS          the heartbeat timeout T in milliseconds, more than twice the interval
-                        [default: 5000]
-  --exit-on-loss        exit with code ${ExitCode.lostPrimary} when this instance stops acting as primary (superseded,
-                        entry vanished, or no heartbeat for T - I), so a supervisor restarts it;
-                        without it the instance starts over in-process under a new id
-  --json                print one JSON object per line on stdout and nothing else
-                        (the format is a public contract: docs/cli.md)
-  --verbose             debug logs on stderr
-${LOG_FORMAT_HELP}
+${RUN.helpLines(['endpoint', 'id', 'intervalMs', 'timeoutMs', 'exitOnLoss', 'json', 'verbose', 'logFormat'])}
 
 Options of get:
-  --timeout MS          T: a heartbeat older than this (store time) is no primary; use the
-                        contenders' value [default: 5000]
-  --json                print one JSON object instead of a line
+${GET.helpLines(['timeoutMs', 'json'])}
 
 Both:
-  --connect-timeout MS  how long to wait for the store [default: 5000]
-  -h, --help            show this help
+${RUN.helpLines(['connectTimeoutMs', 'help'])}
 
-${tlsHelp('--store')}
+${tlsHeading()}
+${RUN.helpLines(TLS_KEYS)}
 
 Exit codes:
   0  run: stopped by SIGINT or SIGTERM (gracefully); get: a primary was found
@@ -65,12 +110,20 @@ Exit codes:
   1  an unexpected error; 130/143 a second SIGINT/SIGTERM cut the graceful stop short
 
 Examples:
-  roster primary run --store redis://127.0.0.1:6379 --key shop --env dev --type billing \\
-    --endpoint 10.0.0.7:8080
-  roster primary run --store redis://127.0.0.1:6379 --key shop --env dev --type billing \\
-    --id "$HOSTNAME" --interval 500 --timeout 2500 --exit-on-loss --json
-  roster primary get --store redis://127.0.0.1:6379 --key shop --env dev --type billing
+  roster primary run ${n('store')} redis://127.0.0.1:6379 ${n('cluster')} shop ${n('env')} dev ${n('utype')} billing \\
+    ${n('endpoint')} 10.0.0.7:8080
+  roster primary run ${n('store')} redis://127.0.0.1:6379 ${n('cluster')} shop ${n('env')} dev ${n('utype')} billing \\
+    ${n('id')} "$HOSTNAME" ${n('intervalMs')} 500 ${n('timeoutMs')} 2500 ${n('exitOnLoss')} ${n('json')}
+  roster primary get ${n('store')} postgres://roster@db.internal/app ${n('cluster')} shop ${n('env')} dev ${n('utype')} billing
 `;
+
+/** The options table of docs/cli.md for `roster primary`: both subcommands, a flag only one takes marked so. */
+export function primaryFlagsMarkdown(): string {
+  return flagsMarkdown([
+    { table: RUN, label: 'run' },
+    { table: GET, label: 'get' },
+  ]);
+}
 
 /** `roster primary`: contend for a role type (`run`) or ask who holds it (`get`). */
 export const primaryCommand: Command = {
@@ -85,96 +138,58 @@ export const primaryCommand: Command = {
       case 'get':
         return get(rest, io);
       case undefined:
-        throw new CliError(`${NAME}: expected run or get (see \`${NAME} --help\`)`);
+        throw problem(NAME, `expected run or get (see \`${NAME} --help\`)`);
       default:
-        throw new CliError(`${NAME}: unknown subcommand ${JSON.stringify(sub)}, expected run or get (see \`${NAME} --help\`)`);
+        throw problem(NAME, `unknown subcommand ${JSON.stringify(sub)}, expected run or get (see \`${NAME} --help\`)`);
     }
   },
 };
 
 async function run(args: readonly string[], io: CliIO): Promise<number> {
-  const command = `${NAME} run`;
-  const { values } = parseOptions(command, args, PRIMARY_RUN_OPTIONS);
-  const logFormat = logFormatOption(command, values['log-format']);
-  const intervalMs = integerOption(command, '--interval', values.interval, { unit: 'milliseconds' });
+  const parsed = RUN.parse(args, io.env);
+  const { values } = parsed;
+  const timing: Timing = {
+    interval: { value: values.intervalMs, flag: RUN.name('intervalMs'), given: parsed.given('intervalMs') },
+    timeout: { value: values.timeoutMs ?? PRIMARY_TIMING.timeoutMs, flag: RUN.name('timeoutMs'), given: parsed.given('timeoutMs') },
+  };
   return runPrimary(
     {
-      ...requiredStoreValues(command, values, io),
-      ...timeouts(command, values),
+      ...storeOptions(parsed, io, (error) => configProblem(parsed, error, timing)),
       ...(values.endpoint !== undefined && { endpoint: values.endpoint }),
       ...(values.id !== undefined && { id: values.id }),
-      ...(intervalMs !== undefined && { intervalMs }),
-      exitOnLoss: values['exit-on-loss'] ?? false,
-      json: values.json ?? false,
-      logFormat,
-      verbose: values.verbose ?? false,
+      intervalMs: values.intervalMs,
+      exitOnLoss: values.exitOnLoss,
+      json: values.json,
+      logFormat: values.logFormat,
+      verbose: values.verbose,
     },
     io,
   );
 }
 
 async function get(args: readonly string[], io: CliIO): Promise<number> {
-  const command = `${NAME} get`;
-  const { values } = parseOptions(command, args, PRIMARY_GET_OPTIONS);
-  return getPrimary({ ...requiredStoreValues(command, values, io), ...timeouts(command, values), json: values.json ?? false }, io);
+  const parsed = GET.parse(args, io.env);
+  // `get` has no interval: T alone matters to it, so no timing rule can break.
+  return getPrimary({ ...storeOptions(parsed, io, (error) => configProblem(parsed, error)), json: parsed.values.json }, io);
 }
 
-const storeOptions = {
-  store: { type: 'string' },
-  'store-file': { type: 'string' },
-  key: { type: 'string' },
-  env: { type: 'string' },
-  type: { type: 'string' },
-  'connect-timeout': { type: 'string' },
-  ...TLS_FLAGS,
-} as const;
-
-/** The options `roster primary run` accepts (`parseArgs` specs). */
-export const PRIMARY_RUN_OPTIONS = {
-  ...storeOptions,
-  endpoint: { type: 'string' },
-  id: { type: 'string' },
-  interval: { type: 'string' },
-  timeout: { type: 'string' },
-  'exit-on-loss': { type: 'boolean' },
-  json: { type: 'boolean' },
-  verbose: { type: 'boolean' },
-  'log-format': { type: 'string' },
-} as const;
-
-/** The options `roster primary get` accepts (`parseArgs` specs). */
-export const PRIMARY_GET_OPTIONS = {
-  ...storeOptions,
-  timeout: { type: 'string' },
-  json: { type: 'boolean' },
-} as const;
-
-interface StoreValues extends TlsFlagValues {
-  readonly store?: string | undefined;
-  readonly 'store-file'?: string | undefined;
-  readonly key?: string | undefined;
-  readonly env?: string | undefined;
-  readonly type?: string | undefined;
-  readonly timeout?: string | undefined;
-  readonly 'connect-timeout'?: string | undefined;
-}
-
-function requiredStoreValues(
-  command: string,
-  values: StoreValues,
+/** What `run` and `get` read alike: the store, the namespace, the role type, T and TLS. */
+function storeOptions(
+  parsed: ParsedFlags<typeof RUN.flags> | ParsedFlags<typeof GET.flags>,
   io: CliIO,
-): { store: string; storeSecrets: readonly string[]; storeFrom: string; cluster: string; env: string; utype: string; tls?: ConnectionOptions } {
-  const tls = tlsOptions(command, values, io.env);
-  const cluster = required(command, '--key', values.key, 'shop');
-  const env = required(command, '--env', values.env, 'production');
-  const utype = required(command, '--type', values.type, 'billing');
-  const store = requireStoreUrl(command, { url: values.store, file: values['store-file'] }, io.env);
-  return { ...(tls && { tls }), store: store.url, storeSecrets: store.secrets, storeFrom: store.from, cluster, env, utype };
+  explain: (error: unknown) => unknown,
+): PrimaryStoreOptions {
+  const { values } = parsed;
+  const store = requireStoreUrl(parsed.command, { url: values.store, source: parsed.source('store'), file: values.storeFile }, io.env);
+  const tls = tlsOptions(parsed);
+  return {
+    store,
+    cluster: values.cluster,
+    env: values.env,
+    utype: values.utype,
+    ...(values.timeoutMs !== undefined && { timeoutMs: values.timeoutMs }),
+    ...(values.connectTimeoutMs !== undefined && { connectTimeoutMs: values.connectTimeoutMs }),
+    ...(tls && { tls }),
+    configProblem: explain,
+  };
 }
-
-function timeouts(command: string, values: StoreValues): { timeoutMs?: number; connectTimeoutMs?: number } {
-  const timeoutMs = integerOption(command, '--timeout', values.timeout, { unit: 'milliseconds' });
-  const connectTimeoutMs = integerOption(command, '--connect-timeout', values['connect-timeout'], { unit: 'milliseconds' });
-  return { ...(timeoutMs !== undefined && { timeoutMs }), ...(connectTimeoutMs !== undefined && { connectTimeoutMs }) };
-}
-

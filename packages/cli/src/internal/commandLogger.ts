@@ -1,6 +1,6 @@
 import type { CliIO } from '../commands/Command.js';
 import type { LogFormat } from './logFormat.js';
-import { SecretScrubber } from './scrubSecrets.js';
+import { stderrSink } from './sidecarPino.js';
 import { StderrLogger } from './StderrLogger.js';
 
 /** Options of {@link commandLoggers}. */
@@ -16,15 +16,15 @@ export interface CommandLoggerOptions {
 }
 
 /**
- * The loggers of a long-running command on stderr: `log` for the command's own lines (info and
- * above, debug with `--verbose`) and `libraryLog` for the library's (warnings and errors, all with
- * `--verbose`), in one format, hiding the store's passwords.
+ * The loggers of a long-running command on stderr, both through one pino logger: `log` for the
+ * command's own lines (info and above, debug with `--verbose`) and `libraryLog` for the library's
+ * (warnings and errors, all with `--verbose`), in one format, hiding the store's passwords.
  */
 export function commandLoggers(io: CliIO, options: CommandLoggerOptions): { log: StderrLogger; libraryLog: StderrLogger } {
-  const log = new StderrLogger(io.stderr, {
+  const log = new StderrLogger(stderrSink(io.stderr), {
     level: options.verbose ? 'debug' : 'info',
     format: options.format ?? 'text',
-    scrubber: new SecretScrubber(options.secrets ?? []),
+    secrets: options.secrets ?? [],
     ...(options.tap && { tap: options.tap }),
   });
   return { log, libraryLog: options.verbose ? log : log.atLeast('warn') };

@@ -9,7 +9,7 @@ import {
   type KV,
   type Logger,
 } from '@roster/kv-adapter';
-import { CliError } from '../CliError.js';
+import { problem, untagged } from './problems.js';
 
 /** Options of {@link connectStore}. */
 export interface ConnectStoreOptions {
@@ -17,6 +17,8 @@ export interface ConnectStoreOptions {
   readonly command: string;
   /** The store URL, in any form `checkStoreUrl` accepts. */
   readonly url: string;
+  /** Where the URL came from, for messages: `--store`, `--store-file "/run/secrets/store"`, `ROSTER_STORE_URL`. */
+  readonly where?: string;
   /** How long to wait for the store. @defaultValue 5000 */
   readonly connectTimeoutMs?: number;
   /**
@@ -29,27 +31,32 @@ export interface ConnectStoreOptions {
   readonly logger: Logger;
   /** Gives up when it aborts (a signal during the start). */
   readonly signal?: AbortSignal;
-  /** TLS options (CA, client certificate and key, server name) for a `rediss://` store or a PostgreSQL `sslmode`. */
+  /** TLS options (CA, client certificate and key, server name), from the TLS flags. */
   readonly tls?: ConnectionOptions;
   /**
    * A key of the command's namespace that nobody else uses: when given, every operation Roster
    * makes is tried on it once ({@link probeAccess}), so that a missing ACL permission fails now.
    */
   readonly probeKey?: string;
+  /** Turns a `ConfigError` of the store's options into the command's message (see `configProblem`). */
+  readonly configProblem?: (error: unknown) => unknown;
 }
 
 /**
  * Opens the store at `url` as `roster` commands do: kv-adapter's `connectStore` (every store URL
- * form: Redis, Redis Cluster, PostgreSQL, …), waiting up to `connectTimeoutMs`. Resolves to
- * `undefined` when `signal` aborted meanwhile.
+ * form: Redis, Redis Cluster, Sentinel, PostgreSQL, etcd), waiting up to `connectTimeoutMs`.
+ * Resolves to `undefined` when `signal` aborted meanwhile. The library's message is shown as it
+ * wrote it (it redacts the URL), after the command's words and before where the URL came from.
  *
- * @throws {@link CliError} (exit code 2) when the store cannot be reached, refuses access (TLS
- *   verification, wrong credentials, a missing ACL permission: `command: the store refused access: …`),
- *   for an invalid URL (`command: invalid --store: …`), or when the store's driver package is not
- *   installed (`command: the store needs the package pg: …`).
+ * @throws {@link CliError} (exit code 2) when the store cannot be reached
+ *   (`command: cannot reach the store: … (store URL from ROSTER_STORE_URL)`), refuses access (TLS
+ *   verification, wrong credentials, a missing ACL permission: `command: the store refused
+ *   access: …`), when the store's driver package is not installed (`command: the store needs the
+ *   package pg: …`), or for an invalid option.
  */
 export async function connectStore(options: ConnectStoreOptions): Promise<KV | undefined> {
   const { command, url, connectTimeoutMs = 5000, commandTimeoutMs, logger, signal, tls, probeKey } = options;
+  const where = options.where === undefined ? undefined : `store URL from ${options.where}`;
   let kv: KV | undefined;
   try {
     kv = await openStore(url, {
@@ -64,18 +71,16 @@ export async function connectStore(options: ConnectStoreOptions): Promise<KV | u
   } catch (error) {
     await kv?.close();
     if (signal?.aborted) return undefined;
-    if (StoreAccessError.is(error)) {
-      throw new CliError(`${command}: the store refused access: ${error.message.replace(/^kv: store refused access: /, '')}`, { cause: error });
-    }
-    if (StoreUnavailableError.is(error)) {
-      throw new CliError(`${command}: cannot reach the store: ${error.message.replace(/^kv: store unavailable: /, '')}`, { cause: error });
-    }
-    if (MissingDriverError.is(error)) {
-      throw new CliError(`${command}: the store needs the package ${error.packageName}: ${error.message.replace(/^kv: /, '')}`, { cause: error });
-    }
+    const fail = (what: string, tag: string): never => {
+      throw problem(command, what, { detail: untagged(error, tag), ...(where !== undefined && { where }), cause: error });
+    };
+    if (StoreAccessError.is(error)) fail('the store refused access', 'kv: store refused access: ');
+    if (StoreUnavailableError.is(error)) fail('cannot reach the store', 'kv: store unavailable: ');
+    if (MissingDriverError.is(error)) fail(`the store needs the package ${error.packageName}`, 'kv: ');
     if (ConfigError.is(error)) {
-      const flag = error.field === 'store' || error.field === 'url' ? '--store' : error.field === 'connectTimeoutMs' ? '--connect-timeout' : error.field;
-      throw new CliError(`${command}: invalid ${flag}: ${error.message.replace(/^config: /, '')}`, { cause: error });
+      const explained = options.configProblem?.(error);
+      if (explained !== undefined && explained !== error) throw explained;
+      fail(error.field === 'store' || error.field === 'url' ? 'invalid store URL' : 'invalid configuration', 'config: ');
     }
     throw error;
   }

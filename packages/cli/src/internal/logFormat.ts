@@ -1,26 +1,33 @@
 import type { LogLevel } from '@roster/kv-adapter';
-import { CliError } from '../CliError.js';
 
 /** The formats of `--log-format`. */
 export const LOG_FORMATS = ['text', 'json'] as const;
 /** One format of `--log-format`: `text` for people, `json` for a log pipeline. */
 export type LogFormat = (typeof LOG_FORMATS)[number];
 
+/** The levels the sidecar logs at: the library's four, and `fatal` for the line before a failed exit. */
+export type SidecarLevel = LogLevel | 'fatal';
+
 /** pino's level numbers. */
-export const PINO_LEVELS: Readonly<Record<LogLevel, number>> = { debug: 20, info: 30, warn: 40, error: 50 };
+export const PINO_LEVELS: Readonly<Record<SidecarLevel, number>> = { debug: 20, info: 30, warn: 40, error: 50, fatal: 60 };
 
-/** The keys every JSON line starts with; a field of the same name is dropped. */
-const RESERVED = new Set(['level', 'time', 'pid', 'hostname', 'msg']);
+/** The keys pino writes first (`level`, `time`, then its `base`) and last (`msg`); a field of the same name is dropped. */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set(['level', 'time', 'pid', 'hostname', 'msg']);
 
-/** The help line of `--log-format`, shared by the commands' `--help`. */
-export const LOG_FORMAT_HELP = `  --log-format FORMAT   the logs on stderr: text (one line for people) or json (one
-                        pino-compatible object per line, docs/cli.md) [default: text]`;
-
-/** The value of `--log-format`, `text` when absent. @throws {@link CliError} for another value. */
-export function logFormatOption(command: string, raw: string | undefined): LogFormat {
-  if (raw === undefined) return 'text';
-  if ((LOG_FORMATS as readonly string[]).includes(raw)) return raw as LogFormat;
-  throw new CliError(`${command}: --log-format must be text or json, got ${JSON.stringify(raw)}`);
+/**
+ * The format `args` ask for with `--log-format json` or `--log-format=json` (the last one given,
+ * none after `--`), read before the command parses them, so that even a line reporting bad
+ * arguments is in that format. Anything else is `text`.
+ */
+export function requestedLogFormat(args: readonly string[]): LogFormat {
+  let format: LogFormat = 'text';
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') break;
+    if (arg === '--log-format') format = args[++i] === 'json' ? 'json' : 'text';
+    else if (arg.startsWith('--log-format=')) format = arg.slice('--log-format='.length) === 'json' ? 'json' : 'text';
+  }
+  return format;
 }
 
 /**
@@ -38,73 +45,34 @@ export function isoLocalTime(at: Date): string {
   );
 }
 
-/** `2026-11-26T13:10:39.235+01:00 INFO  message key=value …`: one line for people, local time. */
-export function formatTextLogLine(at: Date, level: LogLevel, fields: object, message: string | undefined): string {
-  const parts = [isoLocalTime(at), level.toUpperCase().padEnd(5)];
-  if (message) parts.push(message);
-  for (const [key, value] of Object.entries(fields)) {
-    if (value !== undefined) parts.push(`${key}=${formatTextValue(value)}`);
+const LEVEL_NAMES = new Map(Object.entries(PINO_LEVELS).map(([name, number]) => [number, name.toUpperCase()]));
+
+/**
+ * One line of pino's JSON output (already parsed) for people:
+ * `2026-11-26T13:10:39.235+01:00 INFO  message key=value …`, in local time, the fields in pino's
+ * order; an error (pino's serialized `{type, message, stack}`) shows as its message.
+ */
+export function formatTextLogLine(entry: Readonly<Record<string, unknown>>): string {
+  const at = typeof entry.time === 'string' || typeof entry.time === 'number' ? new Date(entry.time) : undefined;
+  const time = at && !Number.isNaN(at.getTime()) ? isoLocalTime(at) : String(entry.time);
+  const level = (typeof entry.level === 'number' && LEVEL_NAMES.get(entry.level)) || String(entry.level).toUpperCase();
+  const parts = [time, level.padEnd(5)];
+  if (typeof entry.msg === 'string' && entry.msg !== '') parts.push(entry.msg);
+  for (const [key, value] of Object.entries(entry)) {
+    if (!RESERVED_KEYS.has(key) && value !== undefined) parts.push(`${key}=${formatTextValue(value)}`);
   }
   return parts.join(' ');
 }
 
 function formatTextValue(value: unknown): string {
-  if (value instanceof Error) return JSON.stringify(value.message);
+  if (isSerializedError(value)) return JSON.stringify(value.message);
   if (typeof value === 'string') return /^[\w.:/@+-]+$/.test(value) ? value : JSON.stringify(value);
-  if (typeof value === 'bigint') return String(value);
-  try {
-    return JSON.stringify(value, jsonReplacer()) ?? String(value);
-  } catch {
-    return String(value);
-  }
+  return JSON.stringify(value) ?? String(value);
 }
 
-/** The process fields of a JSON line (pino's `base`). */
-export interface LogBase {
-  readonly pid: number;
-  readonly hostname: string;
-}
-
-/**
- * One JSON object in pino's shape:
- * `{"level":30,"time":"2026-11-26T12:10:39.235Z","pid":4242,"hostname":"web-1","id":"web-1",…,"msg":"node running"}`:
- * `level` is pino's number (20 debug, 30 info, 40 warn, 50 error), `time` is pino's `isoTime`
- * (UTC), then `pid` and `hostname`, the entry's fields, and `msg` last (absent without a message).
- * An `Error` (in `err` or any field) becomes `{type, message, stack}` plus its `code` and `cause`
- * when it has them; a bigint becomes a string.
- */
-export function formatJsonLogLine(at: Date, level: LogLevel, fields: object, message: string | undefined, base: LogBase): string {
-  const entry: Record<string, unknown> = { level: PINO_LEVELS[level], time: at.toISOString(), pid: base.pid, hostname: base.hostname };
-  for (const [key, value] of Object.entries(fields)) {
-    if (value !== undefined && !RESERVED.has(key)) entry[key] = value;
-  }
-  if (message !== undefined && message !== '') entry.msg = message;
-  try {
-    return JSON.stringify(entry, jsonReplacer());
-  } catch (error) {
-    return JSON.stringify({ level: entry.level, time: entry.time, pid: base.pid, hostname: base.hostname, msg: message, logError: String(error) });
-  }
-}
-
-/** pino's error serializer, in short: the class, message, stack, and `code`/`cause` when present. */
-export function serializeError(error: Error, depth = 0): Record<string, unknown> {
-  const out: Record<string, unknown> = { type: error.constructor?.name ?? error.name, message: error.message, stack: error.stack ?? '' };
-  const { code, cause } = error as { code?: unknown; cause?: unknown };
-  if (code !== undefined) out.code = code;
-  if (cause !== undefined && depth < 5) out.cause = cause instanceof Error ? serializeError(cause, depth + 1) : cause;
-  return out;
-}
-
-/** A JSON replacer: errors serialized, bigints as strings, cycles cut. */
-function jsonReplacer(): (key: string, value: unknown) => unknown {
-  const seen = new WeakSet<object>();
-  return (_key, value) => {
-    if (typeof value === 'bigint') return String(value);
-    if (value instanceof Error) return serializeError(value);
-    if (typeof value === 'object' && value !== null) {
-      if (seen.has(value)) return '[Circular]';
-      seen.add(value);
-    }
-    return value;
-  };
+/** pino's serialized error: `{type, message, stack, …}`. */
+function isSerializedError(value: unknown): value is { type: string; message: string; stack: string } {
+  if (typeof value !== 'object' || value === null) return false;
+  const { type, message, stack } = value as Record<string, unknown>;
+  return typeof type === 'string' && typeof message === 'string' && typeof stack === 'string';
 }

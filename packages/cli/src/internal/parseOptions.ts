@@ -8,7 +8,8 @@ export type ParsedOptions<O extends Options> = ReturnType<typeof parseArgs<{ arg
 
 /**
  * `node:util` `parseArgs` in strict mode, with its errors turned into one short {@link CliError}
- * line that names the command and points at its `--help`.
+ * line that names the command and points at its `--help`. Commands declare their flags in a
+ * `FlagTable` (internal/flags.ts), which calls this.
  */
 export function parseOptions<O extends Options>(command: string, args: readonly string[], options: O): ParsedOptions<O> {
   try {
@@ -34,48 +35,4 @@ function describeParseError(error: unknown): string {
     default:
       return message;
   }
-}
-
-/** Options of {@link integerOption}. */
-export interface IntegerConstraints {
-  /** Smallest value accepted. @defaultValue 1 */
-  readonly min?: number;
-  /** Largest value accepted. @defaultValue Number.MAX_SAFE_INTEGER */
-  readonly max?: number;
-  /** What the number counts, for the message: `"milliseconds"`, `"seconds"`. */
-  readonly unit?: string;
-}
-
-/**
- * The integer in `raw`, or `undefined` when the option was not given.
- *
- * @throws {@link CliError} naming the flag and the bad value.
- */
-export function integerOption(command: string, flag: string, raw: string | undefined, constraints: IntegerConstraints = {}): number | undefined {
-  if (raw === undefined) return undefined;
-  const { min = 1, max = Number.MAX_SAFE_INTEGER, unit } = constraints;
-  const value = /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    const range = max === Number.MAX_SAFE_INTEGER ? `an integer ≥ ${min}` : `an integer from ${min} to ${max}`;
-    throw new CliError(`${command}: ${flag} must be ${range}${unit ? ` (${unit})` : ''}, got ${JSON.stringify(raw)}`);
-  }
-  return value;
-}
-
-/**
- * A non-negative decimal number (seconds, e.g. `--kill-every 2.5`), or `undefined` when not given.
- *
- * @throws {@link CliError} naming the flag and the bad value.
- */
-export function decimalOption(command: string, flag: string, raw: string | undefined, unit: string): number | undefined {
-  if (raw === undefined) return undefined;
-  const value = /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isFinite(value)) throw new CliError(`${command}: ${flag} must be a number ≥ 0 (${unit}), got ${JSON.stringify(raw)}`);
-  return value;
-}
-
-/** The value of a required option. @throws {@link CliError} when it is missing or empty. */
-export function required(command: string, flag: string, raw: string | undefined, example: string): string {
-  if (raw === undefined || raw.trim() === '') throw new CliError(`${command}: missing ${flag} (e.g. ${flag} ${example})`);
-  return raw;
 }

@@ -1,54 +1,77 @@
 import { readFileSync } from 'node:fs';
+import { checkStoreUrl, ConfigError } from '@roster/kv-adapter';
 import { CliError } from '../CliError.js';
+import type { Env, ValueSource } from './flags.js';
+import { problem, untagged } from './problems.js';
 
 /** The environment variable that gives the store URL when no flag does. */
 export const STORE_URL_ENV = 'ROSTER_STORE_URL';
 /** The environment variable that gives the store password for a URL without one. */
 export const STORE_PASSWORD_ENV = 'ROSTER_STORE_PASSWORD';
 
-/** Where the store URL came from. */
-export type StoreUrlSource = 'flag' | 'file' | 'env';
-
-/** What {@link resolveStoreUrl} found. */
+/** What {@link resolveStoreUrl} found: the URL, and the only form of it that goes into any text. */
 export interface ResolvedStoreUrl {
   /** The URL to connect to, with `ROSTER_STORE_PASSWORD` put in when the URL had no password. */
   readonly url: string;
-  /** Where it came from, named for people: `--store`, `--store-file`, `ROSTER_STORE_URL`. */
+  /** The URL with every password replaced by `***`: what logs, messages and the status page show. */
+  readonly display: string;
+  /** The backend the URL selects (`redis`, `postgres`, …). */
+  readonly backend: string;
+  /** Where it came from, for the start log line: `--store` (or `-r`), `--store-file`, `ROSTER_STORE_URL`. */
   readonly from: string;
-  /** The passwords it carries (for the logs to hide). */
+  /** Where it came from, for messages: `--store`, `--store-file "/run/secrets/store"`, `ROSTER_STORE_URL`. */
+  readonly where: string;
+  /** The passwords it carries, which the logs hide wherever they appear. */
   readonly secrets: readonly string[];
 }
 
-/** The values a command was given for its store, and the names of its flags. */
+/** What a command was given for its store. */
 export interface StoreUrlInput {
-  /** The URL flag's value (`--store URL`, `-r URI`). */
+  /** The store flag's value (`--store URL`, `-r URI`), or `ROSTER_STORE_URL`'s (see `source`). */
   readonly url?: string | undefined;
+  /** Where `url` came from: the flag or the environment. @defaultValue the flag */
+  readonly source?: ValueSource;
   /** The file flag's value (`--store-file PATH`). */
   readonly file?: string | undefined;
-  /** The URL flag's name in messages. @defaultValue "--store" */
+  /** The store flag's name in messages. @defaultValue "--store" */
   readonly flag?: string;
+  /** What the URL is called in messages. @defaultValue "store URL" */
+  readonly noun?: string;
 }
 
 /**
- * The store URL of a command: from the URL flag, else from the file named by `--store-file` (its
- * content, trimmed: a mounted secret), else from `ROSTER_STORE_URL`; `undefined` when none is
- * given. When the URL has no password and `ROSTER_STORE_PASSWORD` is set, that password is put
- * into it (URL-encoded, in the first entry). Neither the file's content nor a password ever
- * appears in an error.
+ * The store URL of a command: from the store flag, else from the file named by `--store-file` (its
+ * content, trimmed: a mounted secret), else from `ROSTER_STORE_URL` (which the flag table reads
+ * into `input.url` with `source` env); `undefined` when none is given. When the URL has no password
+ * and `ROSTER_STORE_PASSWORD` is set, that password is put into it (URL-encoded, in the first
+ * entry). The URL is then checked (`checkStoreUrl`), and redacted once into its display form.
+ * Neither the file's content nor a password ever appears in an error.
  *
- * @throws {@link CliError} when the file cannot be read, is empty or holds more than one line.
+ * @throws {@link CliError} when the file cannot be read, is empty or holds more than one line, or
+ *   the URL is invalid: `roster node: invalid store URL (from ROSTER_STORE_URL): Expected …`.
  */
-export function resolveStoreUrl(command: string, input: StoreUrlInput, env: Readonly<Record<string, string | undefined>>): ResolvedStoreUrl | undefined {
+export function resolveStoreUrl(command: string, input: StoreUrlInput, env: Env): ResolvedStoreUrl | undefined {
   const flag = input.flag ?? '--store';
-  let found: { url: string; from: string } | undefined;
-  if (input.url !== undefined && input.url.trim() !== '') found = { url: input.url.trim(), from: flag };
-  else if (input.file !== undefined) found = { url: readUrlFile(command, input.file), from: '--store-file' };
-  else if (env[STORE_URL_ENV] !== undefined && env[STORE_URL_ENV].trim() !== '') found = { url: env[STORE_URL_ENV].trim(), from: STORE_URL_ENV };
+  const fromEnv = input.source?.kind === 'env';
+  const url = input.url?.trim() === '' ? undefined : input.url?.trim();
+  let found: { url: string; from: string; where: string } | undefined;
+  if (url !== undefined && !fromEnv) found = { url, from: flag, where: flag };
+  else if (input.file !== undefined) found = { url: readUrlFile(command, input.file), from: '--store-file', where: `--store-file ${JSON.stringify(input.file)}` };
+  else if (url !== undefined) found = { url, from: STORE_URL_ENV, where: STORE_URL_ENV };
   if (found === undefined) return undefined;
-  const secrets = urlPasswords(found.url);
+  const own = urlPasswords(found.url);
   const password = env[STORE_PASSWORD_ENV];
-  if (secrets.length > 0 || password === undefined || password === '') return { ...found, secrets };
-  return { url: withPassword(found.url, password), from: found.from, secrets: [password] };
+  const withEnvPassword = own.length === 0 && password !== undefined && password !== '';
+  const full = withEnvPassword ? withPassword(found.url, password) : found.url;
+  const secrets = withEnvPassword ? [password] : own;
+  let checked: { backend: string; redacted: string };
+  try {
+    checked = checkStoreUrl(full);
+  } catch (error) {
+    if (!ConfigError.is(error)) throw error;
+    throw problem(command, `invalid ${input.noun ?? 'store URL'}`, { where: `from ${found.where}`, detail: untagged(error, 'config: '), cause: error });
+  }
+  return { url: full, display: checked.redacted, backend: checked.backend, from: found.from, where: found.where, secrets };
 }
 
 /**
@@ -56,7 +79,7 @@ export function resolveStoreUrl(command: string, input: StoreUrlInput, env: Read
  *
  * @throws {@link CliError} naming the three ways to give it when none is given.
  */
-export function requireStoreUrl(command: string, input: StoreUrlInput, env: Readonly<Record<string, string | undefined>>, example = 'redis://127.0.0.1:6379'): ResolvedStoreUrl {
+export function requireStoreUrl(command: string, input: StoreUrlInput, env: Env, example = 'redis://127.0.0.1:6379'): ResolvedStoreUrl {
   const found = resolveStoreUrl(command, input, env);
   const flag = input.flag ?? '--store';
   if (found === undefined) throw new CliError(`${command}: missing ${flag} (or --store-file PATH, or ${STORE_URL_ENV} in the environment; e.g. ${flag} ${example})`);

@@ -1,12 +1,13 @@
 import { checkNodeOptions, createNode, type NodeSettings, type RosterNode } from '@roster/election';
 import type { ConnectionOptions } from 'node:tls';
-import { ConfigError, Namespace, checkStoreUrl, realClock, redactStoreUrl, type Timer } from '@roster/kv-adapter';
+import { Namespace, realClock, type Timer } from '@roster/kv-adapter';
 import { collectDefaultMetrics } from 'prom-client';
 import type { CliIO } from '../commands/Command.js';
 import { CliError, ExitCode } from '../CliError.js';
 import { connectStore } from '../internal/connectStore.js';
 import { commandLoggers } from '../internal/commandLogger.js';
 import type { LogFormat } from '../internal/logFormat.js';
+import type { ResolvedStoreUrl } from '../internal/storeSource.js';
 import { StopRequest } from '../internal/StopRequest.js';
 import {
   createMetricsHandler,
@@ -28,12 +29,11 @@ import { RecentLines, StatusPage, type NodeStatus } from './StatusPage.js';
 
 /** What `roster node` was asked to do, parsed from its arguments. */
 export interface NodeRunOptions {
-  /** The store URL (see `checkStoreUrl`). */
-  readonly store: string;
-  /** Where the store URL came from, for the start line: `--store`, `--store-file`, `ROSTER_STORE_URL`. */
-  readonly storeFrom?: string;
-  /** The store's passwords, hidden in every log line. */
-  readonly storeSecrets?: readonly string[];
+  /**
+   * The store: its URL (checked), its display form (the only one any text shows), where it came
+   * from and the passwords every log line hides.
+   */
+  readonly store: ResolvedStoreUrl;
   /** The format of the logs on stderr (`--log-format`). @defaultValue "text" */
   readonly logFormat?: LogFormat;
   /** The cluster key (`--key`). */
@@ -42,6 +42,8 @@ export interface NodeRunOptions {
   readonly id?: string;
   readonly intervalMs?: number;
   readonly timeoutMs?: number;
+  /** The renew deadline R (`--renew-deadline`). @defaultValue timeoutMs / 2 */
+  readonly renewDeadlineMs?: number;
   /** How long to wait for the store at start. @defaultValue 5000 */
   readonly connectTimeoutMs?: number;
   /** One JSON object per line on stdout. @defaultValue false */
@@ -52,23 +54,16 @@ export interface NodeRunOptions {
   readonly statusPort?: number;
   /** The address the status page listens on. @defaultValue "127.0.0.1" */
   readonly statusHost?: string;
-  /** TLS options for a `rediss://` store (`--tls-ca`, `--tls-cert`, `--tls-key`). */
+  /** TLS options for the store, from the TLS flags. */
   readonly tls?: ConnectionOptions;
+  /**
+   * Turns a `ConfigError` of `createNode()` into the command's one line, in the words of its flags
+   * (see `configProblem`). @defaultValue the error unchanged
+   */
+  readonly configProblem?: (error: unknown) => unknown;
 }
 
 const COMMAND = 'roster node';
-
-/** The flag behind each `createNode()` / store option, to name it in error messages. */
-const FLAG: Readonly<Record<string, string>> = {
-  store: '--store',
-  cluster: '--key',
-  env: '--env',
-  id: '--id',
-  intervalMs: '--interval',
-  timeoutMs: '--timeout',
-  connectTimeoutMs: '--connect-timeout',
-  statusPort: '--status-port',
-};
 
 /**
  * Runs one node until SIGINT or SIGTERM: validates the configuration, connects to the store, starts
@@ -86,11 +81,11 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
   const { log, libraryLog } = commandLoggers(io, {
     verbose: options.verbose ?? false,
     ...(options.logFormat && { format: options.logFormat }),
-    ...(options.storeSecrets && { secrets: options.storeSecrets }),
+    secrets: options.store.secrets,
     tap: (line) => recent.push(line),
   });
   const config = checkConfig(options);
-  const target = redactStoreUrl(options.store);
+  const target = options.store.display;
   let node: RosterNode | undefined;
   /** The node's store, timed and watched, once connected. */
   let store: InstrumentedKV | undefined;
@@ -114,13 +109,15 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
     if (page) log.info({ url: page.url, json: `${page.url}status.json`, events: `${page.url}events`, metrics: `${page.url}metrics` }, 'status page');
     const kv = await connectStore({
       command: COMMAND,
-      url: options.store,
+      url: options.store.url,
+      where: options.store.where,
       ...(options.connectTimeoutMs !== undefined && { connectTimeoutMs: options.connectTimeoutMs }),
       commandTimeoutMs: config.operationTimeoutMs,
       logger: libraryLog,
       signal: stop.signal,
       probeKey: new Namespace(options.cluster, options.env).key(`probe/${config.id}`),
       ...(options.tls && { tls: options.tls }),
+      ...(options.configProblem && { configProblem: options.configProblem }),
     });
     if (kv === undefined) return ExitCode.ok; // stopped while connecting
     store = new InstrumentedKV(kv, { clock: realClock, deadlineMs: config.operationTimeoutMs, ...(metrics && { metrics }) });
@@ -131,12 +128,11 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
         env: options.env,
         id: config.id,
         logger: libraryLog,
-        ...(options.intervalMs !== undefined && { intervalMs: options.intervalMs }),
-        ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+        ...timing(options),
       });
     } catch (error) {
       await kv.close();
-      throw configProblem(error);
+      throw options.configProblem?.(error) ?? error;
     }
     const self = node;
     const print = printer(io, options.json ?? false, recent, events, status);
@@ -159,7 +155,15 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       await self.start();
       events?.open();
       log.info(
-        { id: self.id, cluster: `${options.cluster}/${options.env}`, store: target, ...(options.storeFrom && { storeFrom: options.storeFrom }), intervalMs: config.intervalMs, timeoutMs: config.timeoutMs },
+        {
+          id: self.id,
+          cluster: `${options.cluster}/${options.env}`,
+          store: target,
+          storeFrom: options.store.from,
+          intervalMs: config.intervalMs,
+          timeoutMs: config.timeoutMs,
+          renewDeadlineMs: config.renewDeadlineMs,
+        },
         'node running',
       );
       const stopResigning = resignOnSignal(io, self, log);
@@ -268,27 +272,27 @@ function nodeStatus(
   };
 }
 
+/** The durations given, for `createNode()` and `checkNodeOptions()`; the others are the library's defaults. */
+function timing(options: NodeRunOptions): { intervalMs?: number; timeoutMs?: number; renewDeadlineMs?: number } {
+  return {
+    ...(options.intervalMs !== undefined && { intervalMs: options.intervalMs }),
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+    ...(options.renewDeadlineMs !== undefined && { renewDeadlineMs: options.renewDeadlineMs }),
+  };
+}
+
 /** Validates every option before any connection, so that a bad one fails at once. */
 function checkConfig(options: NodeRunOptions): NodeSettings {
   try {
-    checkStoreUrl(options.store);
     return checkNodeOptions({
       cluster: options.cluster,
       env: options.env,
       ...(options.id !== undefined && { id: options.id }),
-      ...(options.intervalMs !== undefined && { intervalMs: options.intervalMs }),
-      ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+      ...timing(options),
     });
   } catch (error) {
-    throw configProblem(error);
+    throw options.configProblem?.(error) ?? error;
   }
-}
-
-/** A {@link ConfigError} as a one-line {@link CliError} naming the flag; anything else unchanged. */
-function configProblem(error: unknown): unknown {
-  if (!ConfigError.is(error)) return error;
-  const flag = FLAG[error.field] ?? error.field;
-  return new CliError(`${COMMAND}: invalid ${flag}: ${error.message.replace(/^config: /, '')}`, { cause: error });
 }
 
 /**

@@ -1,7 +1,8 @@
-import { MemoryKV, Namespace, checkStoreUrl, RosterError, silentLogger, type KV } from '@roster/kv-adapter';
+import { MemoryKV, Namespace, RosterError, silentLogger, type KV } from '@roster/kv-adapter';
 import { checkUtype, HeartbeatTable, type EntryState } from '@roster/primary';
 import type { CliIO } from '../commands/Command.js';
-import { CliError, ExitCode } from '../CliError.js';
+import { ExitCode } from '../CliError.js';
+import { problem, untagged } from '../internal/problems.js';
 import { connectStore } from '../internal/connectStore.js';
 import { configProblem, type PrimaryStoreOptions } from './primaryConfig.js';
 import { seconds } from './primaryEvents.js';
@@ -61,10 +62,12 @@ export async function getPrimary(options: PrimaryGetOptions, io: CliIO): Promise
   const namespace = checkConfig(options);
   const kv = await connectStore({
     command: COMMAND,
-    url: options.store,
+    url: options.store.url,
+    where: options.store.where,
     ...(options.tls && { tls: options.tls }),
     ...(options.connectTimeoutMs !== undefined && { connectTimeoutMs: options.connectTimeoutMs }),
     logger: silentLogger,
+    ...(options.configProblem && { configProblem: options.configProblem }),
   });
   if (kv === undefined) return ExitCode.ok; // only with a signal, which `get` does not pass
   try {
@@ -84,13 +87,12 @@ function tableOn(kv: KV, namespace: Namespace, options: PrimaryGetOptions): Hear
 /** Validates every option before any connection, so that a bad one fails at once. */
 function checkConfig(options: PrimaryGetOptions): Namespace {
   try {
-    checkStoreUrl(options.store);
     const namespace = new Namespace(options.cluster, options.env);
     checkUtype(options.utype);
     tableOn(new MemoryKV(), namespace, options);
     return namespace;
   } catch (error) {
-    throw configProblem(COMMAND, error);
+    throw configProblem(COMMAND, error, options);
   }
 }
 
@@ -100,13 +102,13 @@ async function read(table: HeartbeatTable, options: PrimaryGetOptions): Promise<
   try {
     return await table.inspect(options.utype, { signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
-    const problem = configProblem(COMMAND, error);
-    if (problem !== error) throw problem;
+    const explained = configProblem(COMMAND, error, options);
+    if (explained !== error) throw explained;
     if ((error as { name?: string }).name === 'TimeoutError') {
-      throw new CliError(`${COMMAND}: cannot read the store: no answer within ${timeoutMs} ms`, { cause: error });
+      throw problem(COMMAND, 'cannot read the store', { detail: `no answer within ${timeoutMs} ms`, where: `store URL from ${options.store.where}`, cause: error });
     }
     if (RosterError.is(error)) {
-      throw new CliError(`${COMMAND}: cannot read the store: ${error.message.replace(/^kv: store unavailable: /, '')}`, { cause: error });
+      throw problem(COMMAND, 'cannot read the store', { detail: untagged(error, 'kv: store unavailable: '), where: `store URL from ${options.store.where}`, cause: error });
     }
     throw error;
   }

@@ -1,15 +1,15 @@
 import type { ConnectionOptions } from 'node:tls';
 import { ConfigError, RosterError } from '@roster/kv-adapter';
-import { CliError } from '../CliError.js';
+import { problem } from '../internal/problems.js';
+import type { ResolvedStoreUrl } from '../internal/storeSource.js';
 
 /** What both `roster primary run` and `roster primary get` are given. */
 export interface PrimaryStoreOptions {
-  /** The store URL (see `checkStoreUrl`). */
-  readonly store: string;
-  /** The store's passwords, hidden in every log line. */
-  readonly storeSecrets?: readonly string[];
-  /** Where the store URL came from, for the start line: `--store`, `--store-file`, `ROSTER_STORE_URL`. */
-  readonly storeFrom?: string;
+  /**
+   * The store: its URL (checked), its display form (the only one any text shows), where it came
+   * from and the passwords every log line hides.
+   */
+  readonly store: ResolvedStoreUrl;
   /** The cluster key (`--key`): the first part of the table's namespace. */
   readonly cluster: string;
   /** The environment (`--env`): the second part of the namespace. */
@@ -20,36 +20,24 @@ export interface PrimaryStoreOptions {
   readonly timeoutMs?: number;
   /** How long to wait for the store at start. @defaultValue 5000 */
   readonly connectTimeoutMs?: number;
-  /** TLS options for a `rediss://` store (`--tls-ca`, `--tls-cert`, `--tls-key`). */
+  /** TLS options for the store, from the TLS flags. */
   readonly tls?: ConnectionOptions;
+  /**
+   * Turns a `ConfigError` of `@roster/primary` into the command's one line, in the words of its
+   * flags (see `configProblem` in internal/configProblems.ts). @defaultValue the error unchanged
+   */
+  readonly configProblem?: (error: unknown) => unknown;
 }
 
-/** The flag behind each `@roster/primary` / store option, to name it in error messages. */
-const FLAG: Readonly<Record<string, string>> = {
-  store: '--store',
-  url: '--store',
-  cluster: '--key',
-  env: '--env',
-  utype: '--type',
-  endpoint: '--endpoint',
-  generateId: '--id',
-  intervalMs: '--interval',
-  timeoutMs: '--timeout',
-  connectTimeoutMs: '--connect-timeout',
-};
-
 /**
- * A {@link ConfigError} as a one-line {@link CliError} naming the flag
- * (`roster primary run: invalid --timeout: Expected …`); a store without compare-and-set or a
- * clock likewise; anything else unchanged.
+ * A `ConfigError` as the command's one line (through `options.configProblem`: `roster primary run:
+ * invalid --type: Expected …`); a store without compare-and-set or a clock as one line too;
+ * anything else unchanged.
  */
-export function configProblem(command: string, error: unknown): unknown {
-  if (ConfigError.is(error)) {
-    const flag = FLAG[error.field] ?? error.field;
-    return new CliError(`${command}: invalid ${flag}: ${error.message.replace(/^config: /, '')}`, { cause: error });
-  }
+export function configProblem(command: string, error: unknown, options: Pick<PrimaryStoreOptions, 'configProblem' | 'store'>): unknown {
+  if (ConfigError.is(error)) return options.configProblem?.(error) ?? error;
   if (RosterError.is(error, 'KV_UNSUPPORTED')) {
-    return new CliError(`${command}: the store cannot hold a heartbeat table: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    return problem(command, 'the store cannot hold a heartbeat table', { detail: error instanceof Error ? error.message : String(error), where: `store URL from ${options.store.where}`, cause: error });
   }
   return error;
 }

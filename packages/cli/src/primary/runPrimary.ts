@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MemoryKV, Namespace, checkStoreUrl, redactStoreUrl, silentLogger, type KV, type Logger } from '@roster/kv-adapter';
+import { MemoryKV, Namespace, silentLogger, type KV, type Logger } from '@roster/kv-adapter';
 import { generateInstanceId, PrimaryContender } from '@roster/primary';
 import type { CliIO } from '../commands/Command.js';
 import { ExitCode } from '../CliError.js';
@@ -48,7 +48,7 @@ export async function runPrimary(options: PrimaryRunOptions, io: CliIO): Promise
   const { log, libraryLog } = commandLoggers(io, {
     verbose: options.verbose ?? false,
     ...(options.logFormat && { format: options.logFormat }),
-    ...(options.storeSecrets && { secrets: options.storeSecrets }),
+    secrets: options.store.secrets,
   });
   checkConfig(options);
   const stop = new StopRequest(
@@ -59,7 +59,8 @@ export async function runPrimary(options: PrimaryRunOptions, io: CliIO): Promise
   try {
     const kv = await connectStore({
       command: COMMAND,
-      url: options.store,
+      url: options.store.url,
+      where: options.store.where,
       ...(options.tls && { tls: options.tls }),
       probeKey: new Namespace(options.cluster, options.env).key(`probe/${randomUUID()}`),
       ...(options.connectTimeoutMs !== undefined && { connectTimeoutMs: options.connectTimeoutMs }),
@@ -74,7 +75,7 @@ export async function runPrimary(options: PrimaryRunOptions, io: CliIO): Promise
       contender = createContender(options, kv, libraryLog, onLoss);
     } catch (error) {
       await kv.close();
-      throw configProblem(COMMAND, error);
+      throw configProblem(COMMAND, error, options);
     }
     const self = contender;
     const print = printer(io, options.json ?? false);
@@ -84,7 +85,7 @@ export async function runPrimary(options: PrimaryRunOptions, io: CliIO): Promise
       print({ ...base, event: 'started', endpoint: self.endpoint ?? null, intervalMs: self.intervalMs, timeoutMs: self.timeoutMs });
       self.start();
       log.info(
-        { id: self.uuid, type: self.utype, table: `${options.cluster}/${options.env}`, store: redactStoreUrl(options.store), ...(options.storeFrom && { storeFrom: options.storeFrom }), intervalMs: self.intervalMs, timeoutMs: self.timeoutMs },
+        { id: self.uuid, type: self.utype, table: `${options.cluster}/${options.env}`, store: options.store.display, storeFrom: options.store.from, intervalMs: self.intervalMs, timeoutMs: self.timeoutMs },
         'contender running',
       );
       const why = await Promise.race([stop.whenRequested().then(() => 'signal' as const), lost]);
@@ -121,11 +122,10 @@ function createContender(options: PrimaryRunOptions, kv: KV, logger: Logger, onL
 /** Validates every option before any connection, so that a bad one fails at once. */
 function checkConfig(options: PrimaryRunOptions): void {
   try {
-    checkStoreUrl(options.store);
     // A contender on a placeholder store checks the namespace, type, endpoint, id and timing.
     createContender(options, new MemoryKV(), silentLogger, () => undefined);
   } catch (error) {
-    throw configProblem(COMMAND, error);
+    throw configProblem(COMMAND, error, options);
   }
 }
 
