@@ -7,9 +7,10 @@ import { checkRun, runScenario, type Scenario } from '../src/index.js';
 describe('what the nonce decides', () => {
   it('of two leaders of era 2, the one at nonce 0 wins, and the tokens each node follows rise', async () => {
     // n1 leads era 1 and crashes; n2 is elected at era 2, nonce 0. n3 was paused meanwhile and,
-    // when it resumes, can read neither nonce 0 of the leader key nor of the era key: it knows of
-    // era 1 only, claims era 2 at nonce 1 and leads there in its own partial view. Once n2 and
-    // the observer n4 see n3's leadership, they must keep to n2's (era 2, nonce 0).
+    // when it resumes, can read neither nonce 0 of the leader key nor of the era key, and n2
+    // cannot PONG it (else n3, hearing a live leader, would not stand): it knows of era 1 only,
+    // claims era 2 at nonce 1 and leads there in its own partial view. Once n2 and the observer
+    // n4 see n3's leadership, they must keep to n2's (era 2, nonce 0).
     const scenario: Scenario = {
       seed: 0,
       timing: { intervalMs: 1000, timeoutMs: 5000 },
@@ -22,6 +23,7 @@ describe('what the nonce decides', () => {
         { at: 10_000, do: 'crash', node: 'n1' },
         { at: 16_000, do: 'keyUnavailable', keys: 'leader 0', node: 'n3', forMs: 14_000 },
         { at: 16_000, do: 'keyUnavailable', keys: 'era 0', node: 'n3', forMs: 14_000 },
+        { at: 16_000, do: 'keyUnavailable', keys: 'id/n3 *', node: 'n2', forMs: 14_000 },
       ],
     };
     const run = await runScenario(scenario);

@@ -126,6 +126,20 @@ describe('the simulator', () => {
     expect(checkRun(run).violations).toEqual([]);
   });
 
+  it('hides keys from one node alone with a stale routing table until it heals, never that node’s own id key', async () => {
+    const scenario: Scenario = { seed: 1, timing, steps: [...starts('n1', 'n2'), { at: 10_000, do: 'staleRouting', node: 'n2', keys: 'leader *', forMs: 3000 }] };
+    const run = await runScenario(scenario);
+    const hidden = run.history.operations.filter((r) => r.fault?.startsWith('keyUnavailable#') === true);
+    expect(hidden.length).toBeGreaterThan(0);
+    expect(hidden.every((r) => r.node === 'n2' && r.key?.startsWith('roster/sim/chaos/leader ') === true && r.at >= 10_000 && r.at < 13_000)).toBe(true);
+    expect(run.history.operations.some((r) => r.node === 'n1' && r.key?.startsWith('roster/sim/chaos/leader ') === true && r.at >= 10_000 && r.at < 13_000 && r.outcome === 'ok')).toBe(true);
+    expect(run.views).toBe('per-node');
+    expect(formatScenario(scenario)).toContain('   10000 ms  staleRouting leader * @n2 for 3000 ms');
+    expect(checkRun(run).violations).toEqual([]);
+    expect(() => checkScenario({ seed: 1, timing, steps: [{ at: 0, do: 'staleRouting', node: 'n2', keys: 'id/n2 0', forMs: 1 }] })).toThrow(ConfigError);
+    expect(checkScenario({ seed: 1, timing, steps: [{ at: 0, do: 'staleRouting', node: 'n2', keys: 'id/n1 *', forMs: 1 }] }).steps).toHaveLength(1);
+  });
+
   it('loses all the data on a flush, and the cluster republishes and converges', async () => {
     const run = await runScenario({ seed: 1, timing, steps: [...starts('n1', 'n2', 'n3'), { at: 20_000, do: 'flush' }] });
     // The leader reads its window by headers: an empty key reads as '' there.

@@ -10,7 +10,8 @@ export type PropertyName =
   | 'reported-leadership'
   | 'well-behaved'
   | 'operation-budget'
-  | 'pause-tolerance';
+  | 'pause-tolerance'
+  | 'routing-tolerance';
 
 /** One way a run broke a property. */
 export interface Violation {

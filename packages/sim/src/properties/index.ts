@@ -9,9 +9,10 @@ import { dualLeadershipTime, selfFencing } from './selfFencing.js';
 import { wellBehaved } from './wellBehaved.js';
 import { operationBudget, worstPerInterval } from './operationBudget.js';
 import { reportedLeadership } from './reportedLeadership.js';
+import { routingTolerance } from './routingTolerance.js';
 
 /** Every property, in the order they are checked. */
-export const PROPERTIES: readonly Property[] = [convergence, monotonic, nothingInvented, noMemberLost, selfFencing, reportedLeadership, wellBehaved, operationBudget, pauseTolerance];
+export const PROPERTIES: readonly Property[] = [convergence, monotonic, nothingInvented, noMemberLost, selfFencing, reportedLeadership, wellBehaved, operationBudget, pauseTolerance, routingTolerance];
 
 /** What a run measured, whether or not its properties held. */
 export interface Measures {

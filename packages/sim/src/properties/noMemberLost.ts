@@ -118,6 +118,7 @@ function causeOfRemoval(
         if (namesIdKeyOf(s.keys, id)) return s.do;
         break;
       case 'keyUnavailable':
+      case 'staleRouting':
       case 'failures':
       case 'latency':
         if (involved(s.node) && namesIdKeyOf(s.keys, id)) return s.do;

@@ -1,4 +1,5 @@
 import type { Run } from '../runtime/Simulation.js';
+import { reportedOverlaps } from './leadershipOverlaps.js';
 import type { Property, Violation } from './Property.js';
 
 /**
@@ -24,14 +25,6 @@ export const reportedLeadership: Property = {
       violations.push({ property: 'reported-leadership', at: m.at, message: `${m.node}'s updates ${told}` });
     }
     if (run.views !== 'shared' || run.dataLoss) return violations;
-    const roles = new Map<string, string>();
-    for (const e of run.history.entries) {
-      if (e.kind !== 'update' || e.update.type !== 'role') continue;
-      roles.set(e.node, e.update.role);
-      if (e.update.role !== 'leader') continue;
-      const others = [...roles].filter(([node, role]) => node !== e.node && role === 'leader').map(([node]) => node);
-      if (others.length > 0) violations.push({ property: 'reported-leadership', at: e.at, message: `${e.node} was reported as leader while ${others.join(' and ')} still was` });
-    }
-    return violations;
+    return [...violations, ...reportedOverlaps(run).map((o): Violation => ({ property: 'reported-leadership', ...o }))];
   },
 };

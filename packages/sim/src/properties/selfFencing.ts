@@ -1,4 +1,5 @@
 import type { Run } from '../runtime/Simulation.js';
+import { isLeaderOverlaps } from './leadershipOverlaps.js';
 import type { Property, Violation } from './Property.js';
 
 /** Total virtual time during which two or more nodes had `isLeader()` true at once. */
@@ -22,16 +23,6 @@ export const selfFencing: Property = {
   summary: 'with a shared view of a store that keeps its writes, no two nodes have isLeader() true at the same instant',
   check(run) {
     if (run.views !== 'shared' || run.dataLoss) return [];
-    const violations: Violation[] = [];
-    const { samples, end, overlaps } = run.history;
-    samples.forEach((s, i) => {
-      if (s.leaders.length < 2) return;
-      const until = samples[i + 1]?.at ?? end;
-      violations.push({ property: 'self-fencing', at: s.at, message: `${s.leaders.join(' and ')} all had isLeader() true from ${s.at} to ${until} ms` });
-    });
-    for (const o of overlaps) {
-      violations.push({ property: 'self-fencing', at: o.at, message: `${o.leaders.join(' and ')} had isLeader() true at the same instant ${o.at} ms` });
-    }
-    return violations;
+    return isLeaderOverlaps(run).map((o): Violation => ({ property: 'self-fencing', ...o }));
   },
 };

@@ -219,6 +219,10 @@ class Simulation {
           ...scope(step.node),
         });
         return undefined;
+      case 'staleRouting':
+        // The node's client routes the keys' commands to the wrong shard: to it alone, unavailable.
+        faults.keyUnavailable(keySelector(this.#prefix, step.keys), { forMs: step.forMs, node: step.node });
+        return undefined;
       case 'keyRollback':
         faults.keyRollback(keySelector(this.#prefix, step.keys), this.#store, {
           forMs: step.forMs,

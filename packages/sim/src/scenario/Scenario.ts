@@ -59,6 +59,14 @@ export type Action =
    * while clients reconnect. Hits every node.
    */
   | { readonly do: 'keyRollback'; readonly keys: KeyRef; readonly forMs: number; readonly hang?: boolean; readonly flakyMs?: number }
+  /**
+   * A stale routing table: for `forMs`, every operation of `node`'s view on `keys` fails with
+   * `KeyUnavailableError` (as a Redis Cluster client whose MOVED replies map to "key
+   * unavailable"), while every other node reads and writes them normally; then it heals. The
+   * keys never include the node's own id key: a node that could read neither its leader's key nor
+   * its PONGs would be indistinguishable from a follower of a crashed leader.
+   */
+  | { readonly do: 'staleRouting'; readonly node: NodeId; readonly keys: KeyRef; readonly forMs: number }
   /** Takes the whole store away (`StoreUnavailableError`), optionally after a stall. */
   | ({ readonly do: 'storeOutage'; readonly forMs: number; readonly stallMs?: number } & NodeScope)
   /** Fails operations at random, before applying them or after (a lost reply). */
@@ -95,7 +103,7 @@ export type ActionKind = Action['do'];
 
 /** Every {@link ActionKind}. */
 export const ACTION_KINDS: readonly ActionKind[] = Object.freeze([
-  'start', 'stop', 'resign', 'crash', 'restart', 'pause', 'keyUnavailable', 'keyRollback', 'storeOutage', 'failures', 'latency', 'flush', 'garbage',
+  'start', 'stop', 'resign', 'crash', 'restart', 'pause', 'keyUnavailable', 'keyRollback', 'staleRouting', 'storeOutage', 'failures', 'latency', 'flush', 'garbage',
 ] as const);
 
 /**

@@ -4,15 +4,16 @@ import type { Scenario, Step, Timing } from './Scenario.js';
  * How the nodes of a scenario see the store:
  * - `'shared'`: every fault hits every node alike (outages, keys unavailable to all, pauses,
  *   crashes, data loss, garbage), so at any instant a key is readable by all nodes or by none;
- * - `'per-node'`: some fault is limited to one node, or operations meet random fates (failures,
- *   latency), so two nodes may see different things at the same instant.
+ * - `'per-node'`: some fault is limited to one node (a stale routing table among them), or
+ *   operations meet random fates (failures, latency), so two nodes may see different things at
+ *   the same instant.
  */
 export type Views = 'shared' | 'per-node';
 
 /** The {@link Views} of a scenario. */
 export function viewsOf(scenario: Scenario): Views {
   const divergent = scenario.steps.some(
-    (s) => s.do === 'failures' || s.do === 'latency' || ((s.do === 'keyUnavailable' || s.do === 'storeOutage') && s.node !== undefined),
+    (s) => s.do === 'failures' || s.do === 'latency' || s.do === 'staleRouting' || ((s.do === 'keyUnavailable' || s.do === 'storeOutage') && s.node !== undefined),
   );
   return divergent ? 'per-node' : 'shared';
 }
@@ -39,6 +40,7 @@ export function losesData(scenario: Scenario): boolean {
 export function stepEnd(step: Step): number {
   switch (step.do) {
     case 'pause':
+    case 'staleRouting':
       return step.at + step.forMs;
     case 'keyUnavailable':
     case 'storeOutage':

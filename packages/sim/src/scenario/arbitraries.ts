@@ -12,7 +12,7 @@ export interface ScenarioConstraints {
   readonly maxSteps?: number;
   /**
    * Which faults: `'shared'` only those that hit every node alike, `'per-node'` also faults limited
-   * to one node, random failures and latency. @defaultValue 'per-node'
+   * to one node (stale routing among them), random failures and latency. @defaultValue 'per-node'
    */
   readonly views?: Views;
   /** Timings to draw from; the first is where shrinking goes. @defaultValue [I = 1 s, T = 5 s] */
@@ -25,7 +25,7 @@ export interface ScenarioConstraints {
   readonly observers?: boolean;
 }
 
-const PER_NODE_ONLY: readonly ActionKind[] = ['failures', 'latency'];
+const PER_NODE_ONLY: readonly ActionKind[] = ['failures', 'latency', 'staleRouting'];
 const OPS: readonly KVOperation[] = ['get', 'set', 'append', 'take', 'getRange', 'exchange', 'compareAndSet'];
 
 /**
@@ -41,10 +41,10 @@ const scale = (value: number, of: number): number => Math.round((value * of) / 1
 /**
  * Scenarios for fast-check: 1 to `maxNodes` nodes started within 2T of the beginning (one may be
  * an observer), then up to `maxSteps` steps at random times: lifecycle (start, stop, resign,
- * crash, restart, pause), faults (keys unavailable, outages, and with per-node views failures and
- * latency, possibly limited to one node), data loss and garbage. They shrink toward one node, no
- * step, steps at time 0 and short faults. Every scenario is valid whatever its steps: a step that
- * makes no sense when it comes is skipped.
+ * crash, restart, pause), faults (keys unavailable, outages, and with per-node views failures,
+ * latency and stale routing tables, possibly limited to one node), data loss and garbage. They
+ * shrink toward one node, no step, steps at time 0 and short faults. Every scenario is valid
+ * whatever its steps: a step that makes no sense when it comes is skipped.
  *
  * @example
  * ```ts
@@ -93,6 +93,66 @@ export function sortSteps(steps: readonly Step[]): Step[] {
 
 type Ix = (index: number) => string;
 
+/** A nonce of a key, or `*` (every nonce of the window). */
+const nonceRef = fc.oneof(fc.constant('*'), fc.nat(3).map(String));
+
+/**
+ * A stale routing table of a node drawn among `maxNodes`, for up to 3T, hiding the `leader` key
+ * (as often as all the others: there it can do most harm), `join` or `era` keys, or another
+ * node's id key (never its own: see the action).
+ */
+function staleRoutingArbitrary(maxNodes: number): fc.Arbitrary<Draft['make']> {
+  const keys = fc.oneof(
+    { weight: 3, arbitrary: nonceRef.map((n) => (_: Ix, __: number) => `leader ${n}`) },
+    { weight: 2, arbitrary: fc.tuple(fc.constantFrom('join', 'era'), nonceRef).map(([k, n]) => (_: Ix, __: number) => `${k} ${n}`) },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.integer({ min: 1, max: Math.max(1, maxNodes - 1) }), nonceRef).map(([d, n]) => (ix: Ix, i: number) => {
+        // Another node's id key; with a single node there is none, and its leader key stands in.
+        const other = [ix(i + d), ix(i + 1)].find((id) => id !== ix(i));
+        return other === undefined ? `leader ${n}` : `id/${other} ${n}`;
+      }),
+    },
+  );
+  return fc.tuple(fc.nat(maxNodes - 1), keys, permille(3)).map(([i, k, ms]) => (ix, t) => ({ do: 'staleRouting', node: ix(i), keys: k(ix, i), forMs: scale(ms, t.timeoutMs) }));
+}
+
+/** Constraints of {@link routingScenarioArbitrary}. */
+export interface RoutingScenarioConstraints {
+  /** Fewest nodes. @defaultValue 3 */
+  readonly minNodes?: number;
+  /** Most nodes. @defaultValue 5 */
+  readonly maxNodes?: number;
+  /** Most stale routing tables; there is at least one. @defaultValue 4 */
+  readonly maxFaults?: number;
+  /** Timings to draw from; the first is where shrinking goes. @defaultValue [I = 1 s, T = 5 s] */
+  readonly timings?: readonly Timing[];
+}
+
+/**
+ * Pure routing scenarios (see the `routing-tolerance` property): `minNodes` to `maxNodes` nodes
+ * started within I of the beginning, so that the cluster has converged by 3T; then 1 to
+ * `maxFaults` stale routing tables within the next 3T, each of a random node (the leader too), for
+ * up to 3T. They shrink toward fewer nodes and faults, earlier and shorter.
+ */
+export function routingScenarioArbitrary(constraints: RoutingScenarioConstraints = {}): fc.Arbitrary<Scenario> {
+  const maxNodes = constraints.maxNodes ?? 5;
+  return fc
+    .record({
+      timing: fc.constantFrom(...(constraints.timings ?? [DEFAULT_TIMING])),
+      seed: fc.integer({ min: 0, max: 0x7fffffff }),
+      count: fc.integer({ min: constraints.minNodes ?? 3, max: maxNodes }),
+      starts: fc.array(permille(1), { minLength: maxNodes, maxLength: maxNodes }),
+      faults: fc.array(fc.tuple(permille(3), staleRoutingArbitrary(maxNodes)), { minLength: 1, maxLength: constraints.maxFaults ?? 4 }),
+    })
+    .map(({ timing, seed, count, starts, faults }): Scenario => {
+      const id = (index: number) => `n${(index % count) + 1}`;
+      const initial: Step[] = starts.slice(0, count).map((at, i) => ({ at: scale(at, timing.intervalMs), do: 'start', node: `n${i + 1}` }));
+      const later = faults.map(([at, make]): Step => ({ ...make(id, timing), at: 3 * timing.timeoutMs + scale(at, timing.timeoutMs) }));
+      return { seed, timing, steps: sortSteps([...initial, ...later]) };
+    });
+}
+
 function draftArbitrary(maxNodes: number, views: Views, kinds: readonly ActionKind[], horizon: number): fc.Arbitrary<Draft> {
   const node = fc.nat(maxNodes - 1);
   const scope = views === 'per-node' ? fc.option(node, { freq: 2 }) : fc.constant(null);
@@ -101,7 +161,7 @@ function draftArbitrary(maxNodes: number, views: Views, kinds: readonly ActionKi
   const forT = permille(3);
   /** Stalls: mostly none, else up to I. */
   const stall = fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: permille(1) });
-  const nonce = fc.oneof(fc.constant('*'), fc.nat(3).map(String));
+  const nonce = nonceRef;
   const keyRef = fc.oneof(
     // The era key too: a candidate that cannot read it (nor the leader's nonce) claims an era that
     // is already held, and the nonce decides between the two leaderships of that era.
@@ -130,6 +190,7 @@ function draftArbitrary(maxNodes: number, views: Views, kinds: readonly ActionKi
       ...(hang ? { hang: true } : {}),
       ...(flaky !== null ? { flakyMs: scale(flaky, t.intervalMs) } : {}),
     })),
+    staleRouting: staleRoutingArbitrary(maxNodes),
     storeOutage: fc.tuple(scope, forT, stall).map(([s, ms, st]) => (ix, t) => ({
       do: 'storeOutage',
       forMs: scale(ms, t.timeoutMs),

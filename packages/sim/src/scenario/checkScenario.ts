@@ -1,5 +1,5 @@
 import { ConfigError } from '@roster/kv-adapter';
-import { parseKeyRef } from './keys.js';
+import { namesIdKeyOf, parseKeyRef } from './keys.js';
 import type { Scenario, Step } from './Scenario.js';
 
 const NODE = /^[A-Za-z0-9._@-]{1,128}$/;
@@ -79,6 +79,13 @@ function checkStep(step: Step, field: string): void {
       if (step.stallMs !== undefined && !count(step.stallMs)) bad('stallMs', step.stallMs, 'a non-negative integer');
       if (step.hang !== undefined && typeof step.hang !== 'boolean') bad('hang', step.hang, 'a boolean');
       return;
+    case 'staleRouting':
+      node(step.node, false);
+      key(step.keys, false);
+      // Its own id key too would make it a follower of a crashed leader, to all it can tell.
+      if (namesIdKeyOf(step.keys, step.node)) bad('keys', step.keys, `keys other than ${step.node}'s own id key (a node that can read neither its leader's key nor its PONGs cannot tell its leader from a crashed one)`);
+      if (!count(step.forMs)) bad('forMs', step.forMs, 'a non-negative integer');
+      return;
     case 'keyRollback':
       key(step.keys, false);
       if (!count(step.forMs)) bad('forMs', step.forMs, 'a non-negative integer');
@@ -115,6 +122,6 @@ function checkStep(step: Step, field: string): void {
       }
       return;
     default:
-      bad('do', (step as { do: unknown }).do, 'one of start, stop, resign, crash, restart, pause, keyUnavailable, keyRollback, storeOutage, failures, latency, flush, garbage');
+      bad('do', (step as { do: unknown }).do, 'one of start, stop, resign, crash, restart, pause, keyUnavailable, keyRollback, staleRouting, storeOutage, failures, latency, flush, garbage');
   }
 }

@@ -10,6 +10,7 @@ import type { Scenario, Step } from './Scenario.js';
  *        0 ms  start n1
  *     4200 ms  crash n1
  *     5000 ms  keyUnavailable leader 0 @n2 for 3000 ms
+ *     6000 ms  staleRouting leader 1 @n3 for 4000 ms
  *     8000 ms  pause n3 for 6000 ms
  *     9500 ms  garbage leader 1 "1  0 4 ghost ghost"
  * ```
@@ -37,6 +38,8 @@ export function formatStep(step: Step): string {
       return `pause ${step.node} for ${step.forMs} ms`;
     case 'keyUnavailable':
       return `keyUnavailable ${step.keys}${scope} for ${step.forMs} ms${step.hang === true ? ', hanging' : stall(step.stallMs)}`;
+    case 'staleRouting':
+      return `staleRouting ${step.keys}${scope} for ${step.forMs} ms`;
     case 'keyRollback':
       return `keyRollback ${step.keys} for ${step.forMs} ms${step.hang === true ? ', hanging' : ''}, back with its old data${step.flakyMs ? `, flaky for ${step.flakyMs} ms` : ''}`;
     case 'storeOutage':

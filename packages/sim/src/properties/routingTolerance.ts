@@ -1,0 +1,93 @@
+import type { Run } from '../runtime/Simulation.js';
+import { parseKeyRef } from '../scenario/keys.js';
+import type { Step } from '../scenario/Scenario.js';
+import { isLeaderOverlaps, reportedOverlaps } from './leadershipOverlaps.js';
+import type { Property, Violation } from './Property.js';
+
+/** A `staleRouting` step. */
+export type StaleRoutingStep = Extract<Step, { do: 'staleRouting' }>;
+
+/** What followed the stale routing tables of a pure routing run. */
+export interface RoutingOutcome {
+  /** The run's `staleRouting` steps, in order. */
+  readonly faults: readonly StaleRoutingStep[];
+  /** When the first of them began. */
+  readonly at: number;
+  /** The sole leader of a converged cluster when the first began (its label), if there was one. */
+  readonly leader: string | undefined;
+  /** Nodes other than {@link leader} that had `isLeader()` true from the first fault on. */
+  readonly otherLeaders: readonly string[];
+  /** The nodes with `isLeader()` true at the end of the run. */
+  readonly leadersAtEnd: readonly string[];
+  /**
+   * Why the faults may move leadership after all, when they may: the leader's own table hid every
+   * nonce of the leader key (it could publish nowhere), or it hid a follower's id key while that
+   * follower's hid the leader key (that follower could tell its leader from a crashed one by
+   * nothing it could read).
+   */
+  readonly excuse: string | undefined;
+}
+
+/**
+ * The outcome of a *pure routing run*: its steps are only `start`s, all before the first fault,
+ * and at least one `staleRouting`, and the store loses nothing. `undefined` for every other run.
+ */
+export function routingRun(run: Run): RoutingOutcome | undefined {
+  if (run.dataLoss) return undefined;
+  const steps = run.history.appliedSteps();
+  const faults = steps.filter((s): s is StaleRoutingStep => s.do === 'staleRouting');
+  if (faults.length === 0 || steps.some((s) => s.do !== 'start' && s.do !== 'staleRouting')) return undefined;
+  const at = faults[0]!.at;
+  if (steps.some((s) => s.do === 'start' && s.at >= at)) return undefined;
+  const { samples } = run.history;
+  const before = samples.filter((s) => s.at <= at).at(-1);
+  const leader = before?.converged && before.leaders.length === 1 ? before.leaders[0] : undefined;
+  const otherLeaders = new Set<string>();
+  for (const s of samples) if (s.at >= at) for (const l of s.leaders) if (l !== leader) otherLeaders.add(l);
+  const leaderId = run.history.incarnations.find((i) => i.label === leader)?.id;
+  return { faults, at, leader, otherLeaders: [...otherLeaders], leadersAtEnd: samples.at(-1)?.leaders ?? [], excuse: leaderId === undefined ? undefined : excuseOf(faults, leaderId) };
+}
+
+/** See {@link RoutingOutcome.excuse}. */
+function excuseOf(faults: readonly StaleRoutingStep[], leader: string): string | undefined {
+  const overlap = (a: StaleRoutingStep, b: StaleRoutingStep) => a.at < b.at + b.forMs && b.at < a.at + a.forMs;
+  for (const f of faults.filter((s) => s.node === leader)) {
+    const { name, nonce } = parseKeyRef(f.keys);
+    if (name === 'leader' && nonce === '*') return `${leader} could not reach the leader key from ${f.at} ms`;
+    // A follower PINGs at nonce 0 of its id key: its own table never hides that key.
+    if (!name.startsWith('id/') || (nonce !== '*' && nonce !== 0)) continue;
+    const cut = faults.find((g) => g.node === name.slice('id/'.length) && parseKeyRef(g.keys).name === 'leader' && overlap(f, g));
+    if (cut) return `${leader} could not PONG ${cut.node} while ${cut.node} could not read ${cut.keys} (from ${Math.max(f.at, cut.at)} ms)`;
+  }
+  return undefined;
+}
+
+/**
+ * Routing tolerance: stale routing tables (some keys unreadable to one node alone, for a while)
+ * make no second leader and never replace a healthy one. On pure routing runs (see
+ * {@link routingRun}), unless the faults cut a node off (see {@link RoutingOutcome.excuse}):
+ *
+ * - at no instant do two nodes have `isLeader()` true, and at most one node is *reported* as
+ *   leader by its role updates (what `self-fencing` and `reported-leadership` check with shared
+ *   views only);
+ * - the sole leader of a converged cluster when the first fault began is still the sole leader at
+ *   the end of the run, and no other node led meanwhile: a follower that cannot read the nonce
+ *   where its leader publishes, but finds its PONGs, does not stand on the Version's stillness.
+ */
+export const routingTolerance: Property = {
+  name: 'routing-tolerance',
+  summary: 'stale routing tables (keys unreadable to one node alone) make no second leader and never replace a leader whose writes land',
+  check(run) {
+    const r = routingRun(run);
+    if (!r || r.excuse !== undefined) return [];
+    const violations: Violation[] = [...isLeaderOverlaps(run), ...reportedOverlaps(run)].map((o): Violation => ({ property: 'routing-tolerance', ...o }));
+    if (r.leader === undefined) return violations;
+    const since = `${r.leader}, the sole leader when the stale routing began (${r.at} ms)`;
+    const replaced = run.history.samples.find((s) => s.at >= r.at && s.leaders.some((l) => l !== r.leader));
+    if (replaced) violations.push({ property: 'routing-tolerance', at: replaced.at, message: `${r.otherLeaders.join(' and ')} led from ${replaced.at} ms, though ${since} could still publish` });
+    if (r.leadersAtEnd.length !== 1 || r.leadersAtEnd[0] !== r.leader) {
+      violations.push({ property: 'routing-tolerance', at: run.history.end, message: `the leaders at the end were [${r.leadersAtEnd.join(' ')}], not ${since}` });
+    }
+    return violations;
+  },
+};
