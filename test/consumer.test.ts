@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // pnpm-workspace.yaml), so the package.json in the tarball is the committed one.
 //
 // Network: the @roster tarballs come from here and satisfy each other's ranges. Their third-party
-// dependencies (ioredis, prom-client, tinypool and what they depend on: 14 packages) come from
+// dependencies (ioredis, prom-client, pino, pg and what they depend on) come from
 // npm's own cache (~/.npm): the install runs --offline first, with no network at all. pnpm's store
 // is not npm's cache, so on a machine whose npm cache lacks them (a bare CI machine) that fails,
 // and the install runs again with --prefer-offline, which downloads them from the registry (about
@@ -156,6 +156,21 @@ describe('the published packages, installed by npm outside the workspace', () =>
     );
     expect(names).not.toContain('@roster/sim');
     expect(names).not.toContain('@roster/bench');
+    expect(names).not.toContain('@roster/demo');
+  });
+
+  it('@roster/cli carries no demo: no tinypool dependency, no demo file, nothing that loads tinypool', async () => {
+    const cli = packed.find((p) => p.pkg.name === '@roster/cli')!;
+    const { dependencies = {}, optionalDependencies = {}, peerDependencies = {} } = cli.packedJson as { dependencies?: object; optionalDependencies?: object; peerDependencies?: object };
+    expect(Object.keys({ ...dependencies, ...optionalDependencies, ...peerDependencies })).not.toContain('tinypool');
+    expect(cli.files.filter((f) => /(^|\/)demo([/.]|$)|kvBridge|ClusterView|LiveDashboard|DemoWeb/i.test(f))).toEqual([]);
+    expect(JSON.stringify(cli.packedJson.sideEffects)).not.toMatch(/demo/);
+    // No packed file imports tinypool (the demo's worker pool) or names the demo's entry point.
+    const whole = join(work, 'extracted-cli');
+    mkdirSync(whole, { recursive: true });
+    await run('tar', ['-xzf', cli.tarball, '-C', whole], work);
+    const loading = cli.files.filter((f) => /\.(js|ts|json)$/.test(f) && /tinypool|dist\/demo\//.test(readFileSync(join(whole, 'package', f), 'utf8')));
+    expect(loading).toEqual([]);
   });
 
   it('each tarball has its dist/, README, CHANGELOG and the Apache-2.0 LICENSE, and every path its exports map names', () => {
@@ -217,9 +232,12 @@ describe('the published packages, installed by npm outside the workspace', () =>
       }
     };
     visit(join(consumer, 'node_modules'));
-    expect(seen).toEqual(expect.arrayContaining(['election', 'http', 'cli', 'ioredis', 'prom-client', 'tinypool']));
+    expect(seen).toEqual(expect.arrayContaining(['election', 'http', 'cli', 'ioredis', 'prom-client']));
     expect(withScripts).toEqual([]);
     expect(existsSync(join(consumer, 'node_modules', 'redis-memory-server'))).toBe(false);
+    // The demo's worker pool: `pnpm demo` is the repository's private @roster/demo, never installed.
+    expect(seen).not.toContain('tinypool');
+    expect(existsSync(join(consumer, 'node_modules', 'tinypool'))).toBe(false);
   });
 
   /**
@@ -229,13 +247,12 @@ describe('the published packages, installed by npm outside the workspace', () =>
    */
   const electionBody = `
 const registry = new Registry();
-const metrics = new PromRosterMetrics({ registry });
-const kv = new InstrumentedKV(new MemoryKV(), { metrics });
+const roster = observe({ registry });
+const kv = roster.instrument(new MemoryKV());
 const nodes = ['a', 'b', 'c'].map((id) => createNode({ kv, cluster: 'consumer', env: 'test', id, intervalMs: 50, timeoutMs: 250 }));
-const unwatch = watchNodeMetrics(nodes[0], metrics, { intervalMs: 50 });
-const probes = watchProbes(nodes[0], { store: kv, intervalMs: 50, timeoutMs: 250 });
-const routes = { '/metrics': createMetricsHandler(registry), '/readyz': createProbeHandler(probes, 'readiness') };
-const server = createServer((req, res) => void routes[req.url](req, res));
+roster.attach(nodes[0]);
+const probes = roster.probes;
+const server = createServer((req, res) => void roster.routes[req.url](req, res));
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = 'http://127.0.0.1:' + server.address().port;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -254,11 +271,10 @@ const result = {
   followed: nodes.map((n) => n.leader?.id),
   clock: typeof new VirtualClock().now(),
   readyz: [readyz.status, await readyz.json()],
-  metrics: scrape.split('\\n').filter((line) => /^roster_(is_leader|members) /.test(line)),
+  metrics: scrape.split('\\n').filter((line) => /^(roster_(is_leader|members) |leader_election_master_status)/.test(line)),
   aLeads: nodes[0].isLeader(),
 };
-unwatch();
-probes.stop();
+roster.close();
 server.close();
 await Promise.all(nodes.map((n) => n.stop()));
 await kv.close();
@@ -278,6 +294,7 @@ console.log(JSON.stringify(result));
     expect(result.clock).toBe('number');
     expect(result.readyz).toEqual([200, { ready: true, reason: 'ok' }]);
     expect(result.metrics).toContain(`roster_is_leader ${result.aLeads ? 1 : 0}`);
+    expect(result.metrics).toContain(`leader_election_master_status{name="consumer"} ${result.aLeads ? 1 : 0}`);
     expect(result.metrics.some((line) => /^roster_members [1-3]$/.test(line))).toBe(true);
   }
 
@@ -286,7 +303,7 @@ console.log(JSON.stringify(result));
       `import { createNode } from '@roster/election';`,
       `import { MemoryKV } from '@roster/kv-adapter';`,
       `import { VirtualClock } from '@roster/kv-adapter/testing';`,
-      `import { InstrumentedKV, PromRosterMetrics, createMetricsHandler, createProbeHandler, watchNodeMetrics, watchProbes } from '@roster/http';`,
+      `import { observe } from '@roster/http';`,
       `import { Registry } from 'prom-client';`,
       `import { createServer } from 'node:http';`,
       `for (const name of ${JSON.stringify(entryPoints())}) if (Object.keys(await import(name)).length === 0) throw new Error(name + ' exports nothing');`,
@@ -301,7 +318,7 @@ console.log(JSON.stringify(result));
       `const { createNode } = require('@roster/election');`,
       `const { MemoryKV } = require('@roster/kv-adapter');`,
       `const { VirtualClock } = require('@roster/kv-adapter/testing');`,
-      `const { InstrumentedKV, PromRosterMetrics, createMetricsHandler, createProbeHandler, watchNodeMetrics, watchProbes } = require('@roster/http');`,
+      `const { observe } = require('@roster/http');`,
       `const { Registry } = require('prom-client');`,
       `const { createServer } = require('node:http');`,
       `for (const name of ${JSON.stringify(entryPoints())}) if (Object.keys(require(name)).length === 0) throw new Error(name + ' exports nothing');`,
@@ -318,11 +335,11 @@ console.log(JSON.stringify(result));
     writeFileSync(
       join(consumer, 'consumer.ts'),
       `${imports}
-import { createNode, type RosterNode } from '@roster/election';
+import { createNode, type Leadership, type NodeSettings, type RosterNode } from '@roster/election';
 import { MemoryKV, type KV } from '@roster/kv-adapter';
 import { VirtualClock } from '@roster/kv-adapter/testing';
 import { runCli, type CliIO } from '@roster/cli';
-import { InstrumentedKV, PromRosterMetrics, createMetricsHandler, createProbeHandler, watchProbes, type HttpHandler, type ProbeResult, type RosterMetrics } from '@roster/http';
+import { InstrumentedKV, PromRosterMetrics, createMetricsHandler, createProbeHandler, observe, watchProbes, type HttpHandler, type ObservedRoutes, type ProbeResult, type RosterMetrics } from '@roster/http';
 import { Registry } from 'prom-client';
 
 export const entries: readonly object[] = [${entryPoints().map((_, i) => `entry${i}`).join(', ')}];
@@ -332,6 +349,11 @@ node.on('leader', ({ leader }) => {
   const token: bigint | undefined = leader?.token;
   void token;
 });
+node.whileLeader(({ signal, token }: Leadership) => {
+  const fence: bigint = token;
+  void [signal.aborted, fence];
+});
+export const settings: NodeSettings = node.settings;
 export const now: number = new VirtualClock().now();
 // @ts-expect-error intervalMs is a number: the types are real, not any
 createNode({ kv, cluster: 'consumer', env: 'test', intervalMs: '50' });
@@ -340,7 +362,12 @@ export const cli: (args: readonly string[], io: CliIO) => Promise<number> = runC
 const registry = new Registry();
 export const metrics: RosterMetrics = new PromRosterMetrics({ registry });
 const store = new InstrumentedKV(kv, { metrics });
-const probes = watchProbes(node, { store, intervalMs: 50, timeoutMs: 250 });
+const probes = watchProbes(node, { store });
+// The one call: a node's metrics, probes and routes from the node and a registry.
+const roster = observe({ registry: new Registry() });
+export const observed: RosterNode = createNode({ kv: roster.instrument(kv), cluster: 'consumer', env: 'test' });
+roster.attach(observed);
+export const routes: ObservedRoutes = roster.routes;
 export const ready: ProbeResult = probes.readiness();
 export const handlers: readonly HttpHandler[] = [createProbeHandler(probes, 'liveness'), createMetricsHandler(registry)];
 // @ts-expect-error a probe is liveness or readiness
@@ -384,26 +411,15 @@ export const probes: http.NodeProbes = http.watchProbes(node, { store: new http.
     });
   });
 
-  it('`roster --version`, `roster node --help` and `roster demo` run from the install; only the demo loads tinypool', async () => {
+  it('`roster --version`, `roster node --help` and `cluster-test --help` run from the install; `roster demo` is no command of it', async () => {
     const { version } = packed.find((p) => p.pkg.name === '@roster/cli')!.packedJson;
-    const check = async (): Promise<void> => {
-      // `--`: npx would take --version as its own. `--no`: never download a missing bin.
-      expect((await run('npx', ['--no', '--', 'roster', '--version'], consumer)).stdout).toBe(`${version}\n`);
-      expect((await run('npx', ['--no', '--', 'roster', 'node', '--help'], consumer)).stdout).toMatch(/^Usage: roster node \[--store URL/);
-      expect((await run('npx', ['--no', '--', 'cluster-test', '--help'], consumer)).stdout).toMatch(/^Usage: cluster-test/);
-    };
-    await check();
-    // The demo itself, from the installed package: its worker pool (tinypool) and worker file are there.
-    const demo = await run('npx', ['--no', '--', 'roster', 'demo', '--store', 'memory', '--nodes', '2', '--duration', '1', '--kill-every', '0', '--plain', '--web-port', 'off'], consumer, 60_000);
-    expect(demo.stdout).toMatch(/^summary: ran .*2 nodes at a time/m);
-    // Without tinypool on disk, the same must still work: nothing but the demo imports it.
-    const tinypool = join(consumer, 'node_modules', 'tinypool');
-    expect(existsSync(tinypool)).toBe(true);
-    renameSync(tinypool, `${tinypool}.away`);
-    try {
-      await check();
-    } finally {
-      renameSync(`${tinypool}.away`, tinypool);
-    }
+    // `--`: npx would take --version as its own. `--no`: never download a missing bin.
+    expect((await run('npx', ['--no', '--', 'roster', '--version'], consumer)).stdout).toBe(`${version}\n`);
+    expect((await run('npx', ['--no', '--', 'roster', 'node', '--help'], consumer)).stdout).toMatch(/^Usage: roster node \[--store URL/);
+    expect((await run('npx', ['--no', '--', 'cluster-test', '--help'], consumer)).stdout).toMatch(/^Usage: cluster-test/);
+    const help = (await run('npx', ['--no', '--', 'roster', '--help'], consumer)).stdout;
+    expect(help).not.toMatch(/\bdemo\b/);
+    // The demo is `pnpm demo` from a clone of the repository (the private @roster/demo).
+    await expect(run('npx', ['--no', '--', 'roster', 'demo'], consumer)).rejects.toThrow(/roster: unknown command "demo"/);
   });
 });

@@ -18,6 +18,8 @@ interface ServiceEvent {
   readonly role?: string;
   readonly reason?: string;
   readonly leader?: string | null;
+  /** The fencing token, as a decimal string: of a `leader` update, or given to the work (`work-started`). */
+  readonly token?: string | null;
 }
 
 /** A service process running one node with leader work (support/leaderWorkNode.mjs). */
@@ -125,6 +127,13 @@ describe('leader work on real processes (I = 100 ms, T = 500 ms)', () => {
       // Still a member: it follows the new leader, every process agrees.
       await until(() => group.every((s) => s.leader === next.id), 5000, describeAll);
       expect(old.child.exitCode).toBeNull();
+      // The new leader's work was given its leadership's token: the one of its own `leader` update, above the old one's.
+      await until(() => next.first('work-started', resignedAt) !== undefined, 5000, describeAll);
+      const given = next.events.find((e) => e.event === 'work-started' && e.t >= resignedAt)!.token!;
+      const told = next.events.find((e) => e.event === 'leader' && e.t >= resignedAt && e.leader === next.id)!.token!;
+      const oldToken = lastOf(old.events, (e) => e.event === 'work-started' && e.t < resignedAt)!.token!;
+      expect(given).toBe(told);
+      expect(BigInt(given)).toBeGreaterThan(BigInt(oldToken));
     }
     console.log(`resign(): the next leader led ${figures.map((ms) => ms.toFixed(1)).join(', ')} ms after resign()`);
     // About an interval (1.1I plus four round trips after the goodbye): generous bounds on a shared

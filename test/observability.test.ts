@@ -31,7 +31,7 @@ function startNode(key: string, id: string): RosterNodeProcess {
 
 /** The status page URL a node logs on stderr at start. */
 /** Three nodes that agree on one leader and see all three as members; their status URLs. */
-async function cluster(): Promise<{ nodes: RosterNodeProcess[]; urls: string[] }> {
+async function cluster(): Promise<{ nodes: RosterNodeProcess[]; urls: string[]; key: string }> {
   const key = `obs${Math.random().toString(36).slice(2, 8)}`;
   const nodes = ['a', 'b', 'c'].map((id) => startNode(key, id));
   const urls = await Promise.all(nodes.map((p) => statusUrl(p, WAIT)));
@@ -40,7 +40,7 @@ async function cluster(): Promise<{ nodes: RosterNodeProcess[]; urls: string[] }
     WAIT,
     () => nodes.map((n) => n.describe()).join('\n'),
   );
-  return { nodes, urls };
+  return { nodes, urls, key };
 }
 
 async function probe(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -50,7 +50,7 @@ async function probe(url: string): Promise<{ status: number; body: Record<string
 
 describe('roster node --status-port: metrics and probes on a real redis-server', () => {
   it('serves /metrics as Prometheus text with the roster_ metrics, and answers 200 to /healthz and /readyz', async () => {
-    const { nodes, urls } = await cluster();
+    const { nodes, urls, key } = await cluster();
     const leaderId = nodes[0]!.leader!.id;
     for (const [i, url] of urls.entries()) {
       const ready = await untilValue(() => probe(`${url}readyz`), (r) => r.status === 200, WAIT);
@@ -75,6 +75,11 @@ describe('roster node --status-port: metrics and probes on a real redis-server',
       expect(families.get('roster_role')?.type).toBe('gauge');
       expect(value('roster_role', { role: isLeader ? 'leader' : 'follower' })).toBe(1);
       expect(value('roster_is_leader')).toBe(isLeader ? 1 : 0);
+      // client-go's leader-election series, `name` the cluster key: Kubernetes dashboards read them as they are.
+      expect(families.get('leader_election_master_status')?.type).toBe('gauge');
+      expect(value('leader_election_master_status', { name: key })).toBe(isLeader ? 1 : 0);
+      expect(families.get('leader_election_slowpath_total')?.type).toBe('counter');
+      expect(value('leader_election_slowpath_total', { name: key })).toBe(0);
       expect(value('roster_era')).toBeGreaterThanOrEqual(1);
       expect(String(value('roster_fencing_token'))).toBe(String(nodes[i]!.leader!.token));
       expect(value('roster_members')).toBe(3);

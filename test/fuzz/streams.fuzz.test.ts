@@ -8,7 +8,7 @@ import { MemoryKV, RosterError } from '@roster/kv-adapter';
 import type { NodeEvent } from '@roster/cli';
 import { parseEvent } from '../../packages/client/src/internal/parseEvent.js';
 import { LineSplitter } from '../../packages/client/src/internal/LineSplitter.js';
-import { serveKV, type KVRequest } from '../../packages/cli/src/demo/kvBridge.js';
+import { serveKV, type KVRequest } from '../../packages/demo/src/kvBridge.js';
 import { anyText, fuzzParams, mutated } from '../support/fuzz.js';
 
 const id = fc.stringMatching(/^[a-z0-9-]{1,12}$/);

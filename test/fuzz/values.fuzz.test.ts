@@ -19,7 +19,7 @@ import {
 import { CompoundKey, MemoryKV } from '@roster/kv-adapter';
 import { MemoryLogger, VirtualClock } from '@roster/kv-adapter/testing';
 import { JoinPoller } from '../../packages/election/src/JoinPoller.js';
-import { applyListStep, diffLists, formatListStep, parseListStep } from '../../packages/election/src/listStep.js';
+import { applyListStep, diffLists, formatListStep, parseListStep } from '../../packages/follower/src/listStep.js';
 import { decodeEntry, encodeEntry, type HeartbeatEntry } from '../../packages/primary/src/entryCodec.js';
 import { anyText, fuzzParams, mutated } from '../support/fuzz.js';
 

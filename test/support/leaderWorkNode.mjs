@@ -1,6 +1,7 @@
 /**
  * A service process for test/leader-work.test.ts: one Roster node on a real Redis, doing leader
- * work through `whileLeader()` that takes `--wind-down MS` to settle once its signal aborts. It
+ * work through `whileLeader()` that takes `--wind-down MS` to settle once its signal aborts (and
+ * prints the fencing token it was given, as the `leader` updates print theirs). It
  * prints one JSON line per event on stdout, each with `t`, the wall time in ms with sub-ms
  * precision (comparable across processes of one machine), and reads commands from stdin:
  * `resign` (calls `node.resign()`) and `stop` (calls `node.stop()`, then exits).
@@ -37,12 +38,12 @@ const node = createNode({
 });
 node.watch((u) => {
   if (u.type === 'role') print('role', { role: u.role, previous: u.previous, reason: u.reason });
-  if (u.type === 'leader') print('leader', { leader: u.leader?.id ?? null });
+  if (u.type === 'leader') print('leader', { leader: u.leader?.id ?? null, token: u.leader ? String(u.leader.token) : null });
 });
 node.whileLeader(
-  (signal) =>
+  ({ signal, token }) =>
     new Promise((resolve) => {
-      print('work-started');
+      print('work-started', { token: String(token) });
       signal.addEventListener('abort', () => {
         print('work-aborted', { reason: signal.reason?.reason });
         setTimeout(() => {

@@ -31,13 +31,14 @@ async function main(): Promise<void> {
   const node = createNode({ kv, cluster: 'job-runner', env, id, intervalMs, timeoutMs, ...(renewDeadlineMs && { renewDeadlineMs }) });
   const cluster = createCluster({ key: 'job-runner-workers', env, instanceId: id, registry: kv, intervalMs, timeoutMs });
 
-  node.on('leader', ({ leader }) => {
-    report({ event: 'leader', leader: leader?.id ?? null, token: leader?.token ?? null });
-    const leadership = node.leadership; // aborts the moment this node stops leading
-    if (leader?.id !== node.id || !leadership) return;
-    report({ event: 'leading', token: leader.token });
-    leadership.addEventListener('abort', () => report({ event: 'stopped-leading', token: leader.token, reason: String(leadership.reason) }), { once: true });
-    void runScheduler(leadership, leader.token, { queue, id, periodMs: options.periodMs, workMs: options.workMs, report });
+  node.on('leader', ({ leader }) => report({ event: 'leader', leader: leader?.id ?? null, token: leader?.token ?? null }));
+  // The scheduler runs at each leadership (an election, a lapsed lease re-validated), with its
+  // fencing token; its signal aborts the moment this node may no longer act as leader, and stop()
+  // waits for it to wind down before the goodbye.
+  node.whileLeader(async ({ signal, token }) => {
+    report({ event: 'leading', token });
+    signal.addEventListener('abort', () => report({ event: 'stopped-leading', token, reason: String(signal.reason) }), { once: true });
+    await runScheduler(signal, token, { queue, id, periodMs: options.periodMs, workMs: options.workMs, report });
   });
   cluster.on('rebalance', ({ index, threads, total }) => report({ event: 'balance', index, threads, total }));
 

@@ -11,7 +11,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNode, LeadershipLostError } from '@roster/election';
-import { createMetricsHandler, createProbeHandler, InstrumentedKV, PromRosterMetrics, watchNodeMetrics, watchProbes } from '@roster/http';
+import { observe } from '@roster/http';
 import { RedisKV } from '@roster/kv-adapter';
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
 import { publishDigests } from './digest.js';
@@ -28,30 +28,28 @@ async function main(): Promise<void> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const digestsTotal = new Counter({ name: 'web_service_digests_total', help: 'Digests this process wrote as the leader.', registers: [registry] });
-  const metrics = new PromRosterMetrics({ registry });
 
-  // Roster's store, wrapped so that its operations are counted and its health known to the
-  // probes; the service writes its digest to the same Redis, around the wrapper.
+  // Roster's metrics, probes and handlers, on the service's registry. The node runs on the store
+  // `instrument()` wraps (its operations counted, its health known to the probes); the service
+  // writes its digest to the same Redis, around the wrapper. The timing comes from the node.
+  const roster = observe({ registry });
   const redis = await RedisKV.connect({ url: options.store });
-  const kv = new InstrumentedKV(redis, { metrics, deadlineMs: intervalMs / 2 });
-  const node = createNode({ kv, cluster: 'web-service', env, id, intervalMs, timeoutMs });
-  const unwatchMetrics = watchNodeMetrics(node, metrics, { intervalMs });
-  const probes = watchProbes(node, { store: kv, intervalMs, timeoutMs });
+  const node = createNode({ kv: roster.instrument(redis), cluster: 'web-service', env, id, intervalMs, timeoutMs });
+  roster.attach(node);
   node.on('role', ({ role, reason }) => report({ event: 'role', role, reason }));
   node.on('leader', ({ leader }) => report({ event: 'leader', leader: leader?.id ?? null, token: leader?.token ?? null }));
 
-  // The leader-only work: started each time this process starts leading, its signal aborted the
-  // moment it may no longer act as leader; stop() and resign() wait for it before their goodbye.
+  // The leader-only work: started each time this process starts leading, with that leadership's
+  // fencing token and a signal aborted the moment it may no longer act as leader; stop() and
+  // resign() wait for it before their goodbye.
   let digests = 0;
-  node.whileLeader(async (signal) => {
-    const leader = node.leader;
-    if (leader?.id !== node.id) return;
-    report({ event: 'leading', token: leader.token });
+  node.whileLeader(async ({ signal, token }) => {
+    report({ event: 'leading', token });
     const written = await publishDigests(signal, {
       store: redis,
       key: `web-service/${env}/digest`,
       id,
-      token: leader.token,
+      token,
       periodMs,
       report,
       onDigest: () => {
@@ -60,15 +58,13 @@ async function main(): Promise<void> {
       },
     });
     const reason = LeadershipLostError.is(signal.reason) ? signal.reason.reason : String(signal.reason);
-    report({ event: 'stopped-leading', token: leader.token, reason, digests: written });
+    report({ event: 'stopped-leading', token, reason, digests: written });
   });
 
   const server = createServer(
     serviceRoutes({
       node,
-      metrics: createMetricsHandler(registry),
-      healthz: createProbeHandler(probes, 'liveness'),
-      readyz: createProbeHandler(probes, 'readiness'),
+      roster: roster.routes,
       digests: () => digests,
       onResign: () => report({ event: 'resigning' }),
     }),
@@ -85,9 +81,8 @@ async function main(): Promise<void> {
     report({ event: 'stopping', signal });
     server.close(); // no new connections; the probes say "stopping" meanwhile
     await node.stop(); // a leader's work winds down first, then its goodbye hands over at once
-    unwatchMetrics();
-    probes.stop();
-    await kv.close();
+    roster.close();
+    await redis.close();
     server.closeAllConnections();
     report({ event: 'stopped' });
   };

@@ -1,14 +1,12 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { RosterNode } from '@roster/election';
-import type { HttpHandler } from '@roster/http';
+import type { HttpHandler, ObservedRoutes } from '@roster/http';
 
 /** What the service's HTTP server answers besides its own routes. */
 export interface ServiceRoutes {
   readonly node: RosterNode;
-  /** `/metrics`, `/healthz`, `/readyz`: `@roster/http`'s handlers. */
-  readonly metrics: HttpHandler;
-  readonly healthz: HttpHandler;
-  readonly readyz: HttpHandler;
+  /** `/metrics`, `/healthz`, `/readyz`: `@roster/http`'s handlers (`observe()`'s `routes`). */
+  readonly roster: ObservedRoutes;
   /** How many digests this process wrote while it led. */
   readonly digests: () => number;
   /** Called when `POST /resign` asks the leader to resign. */
@@ -21,7 +19,7 @@ export interface ServiceRoutes {
  * this process does not lead).
  */
 export function serviceRoutes(r: ServiceRoutes): RequestListener {
-  const mounted: Record<string, HttpHandler> = { '/metrics': r.metrics, '/healthz': r.healthz, '/readyz': r.readyz };
+  const mounted: Readonly<Record<string, HttpHandler>> = r.roster;
   return (request, response) => {
     const path = new URL(request.url ?? '/', 'http://service').pathname;
     const roster = mounted[path];

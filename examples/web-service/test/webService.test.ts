@@ -63,6 +63,8 @@ describe('examples/web-service: three processes on a real redis-server', () => {
         return sample(text, 'roster_members') === 3 ? text : undefined;
       }, FAILOVER_MS, describeAll);
       expect(sample(metrics, 'roster_is_leader'), s.id).toBe(s === leader ? 1 : 0);
+      // client-go's names beside them: a Kubernetes dashboard reads the same thing.
+      expect(sample(metrics, 'leader_election_master_status{name="web-service"}'), s.id).toBe(s === leader ? 1 : 0);
       expect(sample(metrics, 'web_service_digests_total')! > 0, s.id).toBe(s === leader);
       expect(metrics).toContain('process_cpu_user_seconds_total');
       expect((await s.request('/')).body).toMatchObject({ id: s.id, leader: { id: leader.id, token }, members: ['w1', 'w2', 'w3'] });

@@ -33,8 +33,18 @@ export interface DaemonClient extends AsyncDisposable {
   watch(fn: WatchFunction): () => void;
 
   /**
-   * The updates from now on, as an async iterator. It ends when the client closes, rejects with
-   * `signal.reason` when `signal` aborts, and detaches when the loop is left.
+   * The updates from now on, as an async iterator. It ends (`done: true`, the `for await` loop
+   * exits normally) when the client closes, after the updates it had buffered, or as soon as
+   * `signal` aborts, dropping those (it does not reject, as `node.updates()` of
+   * `@roster/election` does not); it detaches when the loop is left.
+   *
+   * @example
+   * ```ts
+   * for await (const update of client.updates({ signal: AbortSignal.timeout(60_000) })) {
+   *   if (update.type === 'leader') console.log('leader is', update.leader?.id);
+   * }
+   * // here after a minute, or once the client closed
+   * ```
    */
   updates(options?: { readonly signal?: AbortSignal }): AsyncIterableIterator<DaemonUpdate>;
 

@@ -244,7 +244,7 @@ describe('connectDaemon: a thin client of the daemon’s event stream', () => {
     expect(connectDaemon(d.url, { signal: AbortSignal.abort() }).closed).toBe(true);
   });
 
-  it('an iterator rejects with the reason of its own signal; a watch function that throws is logged and kept', async () => {
+  it('an iterator ends (done, no rejection) when its own signal aborts, even while waiting; a watch function that throws is logged and kept', async () => {
     const d = await daemon();
     d.snapshot = [membersLine(['n1', 'n2'])];
     const logger = recordingLogger();
@@ -259,7 +259,21 @@ describe('connectDaemon: a thin client of the daemon’s event stream', () => {
     await until(() => calls === 3, () => calls);
     expect(logger.entries.filter((e) => e.level === 'error')).toHaveLength(3);
     controller.abort(new Error('enough'));
-    await expect(iterator.next()).rejects.toThrow('enough');
+    // What it had buffered (the three updates above) is dropped with it.
+    expect(await iterator.next()).toEqual({ value: undefined, done: true });
+
+    const waiting = new AbortController();
+    const seen: string[] = [];
+    const loop = (async () => {
+      for await (const u of client.updates({ signal: waiting.signal })) seen.push(u.type);
+      return 'ended';
+    })();
+    await new Promise((resolve) => setImmediate(resolve));
+    waiting.abort();
+    await expect(loop).resolves.toBe('ended');
+    expect(seen).toEqual([]);
+    expect(await client.updates({ signal: AbortSignal.abort() }).next()).toEqual({ value: undefined, done: true });
+    await client.close();
   });
 
   it('rejects a URL that is not http: and a retryMs that is not a positive integer, with ConfigError', () => {

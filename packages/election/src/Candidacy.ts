@@ -1,8 +1,7 @@
 import { bestBroadcast, compareLeadership, formatBroadcast, formatHeader, parseBroadcast, sameLeadership, type Broadcast } from '@roster/follower';
-import { coversBelow, type LeaderWindowRead } from './LeaderRead.js';
-import { type Staleness } from './Staleness.js';
+import { coversBelow, supersedes, type LeaderWindowRead, type Staleness } from '@roster/follower/internal';
 import type { Timing } from './timing.js';
-import { expectedValue, supersedes } from './versions.js';
+import { expectedValue } from './expectedValue.js';
 import { isKeyFailure, withDeadline, type Clock, type CompareAndSetOptions, type CompoundKey, type KV, type Timer } from '@roster/kv-adapter';
 
 interface Common {

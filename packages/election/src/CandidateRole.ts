@@ -5,8 +5,7 @@ import type { ResolvedConfig } from './config.js';
 import { readEraRecord, type EraRecord } from './eraRecord.js';
 import type { RoleChangeReason } from './events.js';
 import type { FaultLog } from './FaultLog.js';
-import type { Following } from './Following.js';
-import { type LeaderWindowRead, type OwnPublication } from './LeaderRead.js';
+import type { Following, LeaderWindowRead, OwnPublication } from '@roster/follower/internal';
 import type { NodeStats } from './NodeStats.js';
 
 /** What the candidate's role needs of its node. */

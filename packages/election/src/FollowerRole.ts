@@ -3,12 +3,9 @@ import type { Timer } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import type { Role, RoleChangeReason } from './events.js';
 import { FaultLog } from './FaultLog.js';
-import type { Following } from './Following.js';
-import { Joiner } from './Joiner.js';
-import { type LeaderWindowRead } from './LeaderRead.js';
+import { Joiner, Pinger, type Following, type LeaderWindowRead } from '@roster/follower/internal';
 import type { NodeStats } from './NodeStats.js';
 import type { NodeView } from './NodeView.js';
-import { Pinger } from './Pinger.js';
 import { Ticker } from './Ticker.js';
 
 /**

@@ -3,7 +3,7 @@ import type { CompoundKey } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import type { LeadershipLossReason } from './events.js';
 import { Lease, type LapseReason } from './Lease.js';
-import { type LeaderWindowRead, type OwnPublication } from './LeaderRead.js';
+import type { LeaderWindowRead, OwnPublication } from '@roster/follower/internal';
 import { MemberIntake } from './MemberIntake.js';
 import type { NodeStats } from './NodeStats.js';
 import { Publisher } from './Publisher.js';

@@ -1,8 +1,31 @@
 import type { Clock, Logger } from '@roster/kv-adapter';
 import { FaultLog } from './FaultLog.js';
 
+/**
+ * The leadership a run of leader work belongs to, as `whileLeader()` hands it to the work: the
+ * signal that aborts when this node may no longer act as leader, and the fencing token (and era)
+ * of that leadership, the same as in the `leader` update that told of it. Frozen.
+ */
+export interface Leadership {
+  /**
+   * Aborts (with a `LeadershipLostError`) the moment this node may no longer act as leader under
+   * this leadership: dethroned, its lease lapsed, `resign()`, `stop()`, `destroy()`; or (with an
+   * `AbortError`) when the work is unregistered.
+   */
+  readonly signal: AbortSignal;
+  /**
+   * The leadership's fencing token (`fencingToken()`): the `token` of the `LeaderInfo` users were
+   * told of when it started. It never changes within a leadership (a lapsed lease re-validated
+   * keeps it) and is greater for every later leadership: stamp the work's writes with it, so that
+   * a store that keeps the highest token seen refuses a deposed leader's late writes.
+   */
+  readonly token: bigint;
+  /** The leadership's election era (the `era` of that `LeaderInfo`). */
+  readonly era: number;
+}
+
 /** The work a node runs while it leads (see `RosterNode.whileLeader`). */
-export type LeaderWorkFunction = (signal: AbortSignal) => unknown;
+export type LeaderWorkFunction = (leadership: Leadership) => unknown;
 
 /** One function given to `whileLeader()`, and its run in progress, if any. */
 interface Registration {
@@ -16,12 +39,13 @@ interface Registration {
 }
 
 /**
- * The leader's work: the functions given to `whileLeader()`, each run with a signal when the node
- * starts leading ({@link lead}), the signal aborted when that leadership's signal aborts, and the
- * runs awaited, bounded, before a goodbye ({@link settle}). Runs of one function never overlap:
- * a leadership that starts while the previous run still winds down starts the next run once it
- * has settled. A run's failure is logged (once per change of state), never left unhandled; a
- * rejection after the signal aborted is the normal end of a run.
+ * The leader's work: the functions given to `whileLeader()`, each run with the {@link Leadership}
+ * (its signal, its token) when the node starts leading ({@link lead}), the signal aborted when
+ * that leadership's signal aborts, and the runs awaited, bounded, before a goodbye
+ * ({@link settle}). Runs of one function never overlap: a leadership that starts while the
+ * previous run still winds down starts the next run once it has settled. A run's failure is
+ * logged (once per change of state), never left unhandled; a rejection after the signal aborted
+ * is the normal end of a run.
  */
 export class LeaderWork {
   readonly #clock: Clock;
@@ -30,8 +54,8 @@ export class LeaderWork {
   readonly #registrations = new Set<Registration>();
   /** Every run not settled yet, of registered functions or of ones unregistered since. */
   readonly #unsettled = new Set<Promise<void>>();
-  /** The signal of the leadership in progress, if this node leads and its lease holds. */
-  #leadership: AbortSignal | undefined;
+  /** The leadership in progress, if this node leads and its lease holds. */
+  #leadership: Leadership | undefined;
 
   constructor(options: { readonly clock: Clock; readonly logger: Logger; readonly node: string }) {
     this.#clock = options.clock;
@@ -51,11 +75,14 @@ export class LeaderWork {
     };
   }
 
-  /** The node starts leading (or its lapsed lease holds again): every function runs until `leadership` aborts. */
-  lead(leadership: AbortSignal): void {
-    if (leadership.aborted) return;
+  /**
+   * The node starts leading (or its lapsed lease holds again): every function runs until
+   * `leadership.signal` aborts, told of its token.
+   */
+  lead(leadership: Leadership): void {
+    if (leadership.signal.aborted) return;
     this.#leadership = leadership;
-    leadership.addEventListener('abort', () => {
+    leadership.signal.addEventListener('abort', () => {
       if (this.#leadership === leadership) this.#leadership = undefined;
     }, { once: true });
     for (const r of this.#registrations) this.#start(r, leadership);
@@ -78,18 +105,20 @@ export class LeaderWork {
   }
 
   /** Runs `r` under `leadership`, after its previous run has settled. */
-  #start(r: Registration, leadership: AbortSignal): void {
+  #start(r: Registration, leadership: Leadership): void {
     const previous = r.running;
     const controller = new AbortController();
     r.controller = controller;
-    const onLoss = (): void => controller.abort(leadership.reason);
-    leadership.addEventListener('abort', onLoss, { once: true });
+    const onLoss = (): void => controller.abort(leadership.signal.reason);
+    leadership.signal.addEventListener('abort', onLoss, { once: true });
+    // Each run gets the leadership with its own signal (unregistering aborts only this one).
+    const context: Leadership = Object.freeze({ signal: controller.signal, token: leadership.token, era: leadership.era });
     // Deferred (a microtask at least): the transition that started the leadership completes first,
     // and a synchronous throw of `fn` becomes a rejection like any other.
     const run = (previous ?? Promise.resolve())
       .then(() => {
         if (controller.signal.aborted || !r.registered) return;
-        return r.fn(controller.signal);
+        return r.fn(context);
       })
       .then(
         () => r.log.worked({ node: this.#node }),

@@ -86,6 +86,7 @@ export class NodeView {
     return entry.remove;
   }
 
+  /** The updates from now on: ends after `stopped`, or at once when `signal` aborts (it never rejects). */
   updates(signal?: AbortSignal): AsyncIterableIterator<RosterUpdate> {
     return this.#updates.iterate(signal);
   }

@@ -2,10 +2,9 @@ import { formatBroadcast, formatMember, isGoodbye, parseBroadcast, sameLeadershi
 import { isKeyFailure, withDeadline, type CompoundKey, type Timer } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import type { Lease } from './Lease.js';
-import { type LeaderWindowRead, type OwnPublication } from './LeaderRead.js';
-import { diffLists, formatListStep, listIdOf, sameListId } from './listStep.js';
+import { diffLists, formatListStep, listIdOf, nextVersion, sameListId, sameMembers, type LeaderWindowRead, type OwnPublication } from '@roster/follower/internal';
 import type { NodeStats } from './NodeStats.js';
-import { expectedValue, nextVersion, sameMembers } from './versions.js';
+import { expectedValue } from './expectedValue.js';
 
 /** Options of {@link Publisher}. */
 export interface PublisherOptions {

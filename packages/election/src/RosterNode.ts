@@ -1,16 +1,15 @@
-import { RosterKeys, isClaim, isGoodbye, sameLeadership, type Broadcast, type Member } from '@roster/follower';
+import { RosterKeys, fencingToken, isClaim, isGoodbye, sameLeadership, type Broadcast, type Member } from '@roster/follower';
 import type { CompoundKey } from '@roster/kv-adapter';
 import { CandidateRole, type CandidateHost } from './CandidateRole.js';
 import type { Candidacy } from './Candidacy.js';
-import type { ResolvedConfig } from './config.js';
+import { settingsOf, type NodeSettings, type ResolvedConfig } from './config.js';
 import { recordEra } from './eraRecord.js';
 import { NodeStateError } from './errors.js';
 import type { LeaderInfo, LeadershipLossReason, Role, RoleChangeReason, RosterUpdate, WatchFunction } from './events.js';
 import { FaultLog } from './FaultLog.js';
 import { FollowerRole, type FollowerHost } from './FollowerRole.js';
-import { Following } from './Following.js';
+import { Following, type LeaderWindowRead } from '@roster/follower/internal';
 import { LeaderRole, type LeaderHost } from './LeaderRole.js';
-import { type LeaderWindowRead } from './LeaderRead.js';
 import { LeaderWork, type LeaderWorkFunction } from './LeaderWork.js';
 import type { NodeState, RosterNode as RosterNodeApi } from './node.js';
 import { NodeStats } from './NodeStats.js';
@@ -52,6 +51,7 @@ type Phase =
  */
 export class RosterNode implements RosterNodeApi {
   readonly id: string;
+  readonly settings: NodeSettings;
   readonly #cfg: ResolvedConfig;
   readonly #keys: RosterKeys;
   readonly #view: NodeView;
@@ -88,6 +88,7 @@ export class RosterNode implements RosterNodeApi {
   constructor(config: ResolvedConfig) {
     this.#cfg = config;
     this.id = config.id;
+    this.settings = settingsOf(config);
     const { clock, logger, intervalMs } = config;
     this.#keys = new RosterKeys(config.namespace, config.nonceWindow);
     this.#view = new NodeView(logger);
@@ -373,7 +374,11 @@ export class RosterNode implements RosterNodeApi {
     this.#view.role(role, previous, reason);
     // The leader's work starts with each leadership users are told of, and stops with its signal.
     const phase = this.#phase;
-    if (role === 'leader' && phase.role === 'leader' && this.#state === 'running') this.#work.lead(phase.lead.signal);
+    if (role === 'leader' && phase.role === 'leader' && this.#state === 'running') {
+      // The token of the leadership this role update tells of (its `leader` update may follow it).
+      const { era, nonce } = phase.lead.broadcast;
+      this.#work.lead({ signal: phase.lead.signal, token: fencingToken({ era, nonce }), era });
+    }
   }
 
   /**

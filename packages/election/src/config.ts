@@ -9,8 +9,7 @@ import {
   type KV,
   type Logger,
 } from '@roster/kv-adapter';
-import { checkId, checkWeight, isValidId } from '@roster/follower';
-import { ListCache } from './listStep.js';
+import { checkId, checkWeight, isValidId, ListCache } from '@roster/follower';
 import { deriveTiming, resolveDurations, type Timing } from './timing.js';
 
 /** Options of `createNode()`. */
@@ -67,17 +66,42 @@ export interface RosterNodeOptions {
   readonly listCache?: ListCache;
 }
 
-/** The timing and identity a node would run with: {@link checkNodeOptions}'s answer. */
+/**
+ * The identity and timing of a node, every default applied: what `node.settings` holds (frozen,
+ * fixed for the node's life) and what {@link checkNodeOptions} answers before a node exists.
+ * Read it instead of repeating the options: a probe, a metric or a log line that needs the
+ * node's interval gets the one the node runs with. The store, clock and logger are not settings.
+ *
+ * @example
+ * ```ts
+ * const node = createNode({ kv, cluster: 'billing', env: 'prod' });
+ * node.settings; // { id: '5f0c…', cluster: 'billing', env: 'prod', intervalMs: 1000, timeoutMs: 5000, renewDeadlineMs: 2500, … }
+ * ```
+ */
 export interface NodeSettings {
+  /** The node's id (given, or a fresh UUID without dashes). */
   readonly id: string;
+  /** The cluster key: the group the node belongs to (`cluster` of `createNode()`). */
+  readonly cluster: string;
+  /** The environment (`env` of `createNode()`). */
+  readonly env: string;
+  /** The protocol's period I, in ms. */
   readonly intervalMs: number;
+  /** The timeout T, in ms. */
   readonly timeoutMs: number;
+  /** The renew deadline, in ms: a leader that could not publish for this long stops calling itself leader. */
   readonly renewDeadlineMs: number;
+  /** How long a candidate waits after its claim before it re-reads to confirm, in ms. */
   readonly settleMs: number;
+  /** Longest a single store operation may take before it counts as failed, in ms. */
   readonly operationTimeoutMs: number;
+  /** How long `stop()` and `resign()` wait for the work of `whileLeader()` to settle, in ms. */
   readonly leaderWorkTimeoutMs: number;
+  /** How many nonces each compound key may use. */
   readonly nonceWindow: number;
+  /** This member's weight, carried in the broadcast. */
   readonly weight: number;
+  /** True for a node that follows without joining or campaigning. */
   readonly observer: boolean;
 }
 
@@ -114,8 +138,13 @@ export function isValidNodeId(id: unknown): id is string {
  * ```
  */
 export function checkNodeOptions(options: Omit<RosterNodeOptions, 'kv'> & { readonly kv?: KV }): NodeSettings {
-  const { id, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, leaderWorkTimeoutMs, nonceWindow, weight, observer } = resolveSettings(options);
-  return { id, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, leaderWorkTimeoutMs, nonceWindow, weight, observer };
+  return settingsOf(resolveSettings(options));
+}
+
+/** The {@link NodeSettings} of a resolved configuration, frozen: `node.settings`. */
+export function settingsOf(config: NodeSettings): NodeSettings {
+  const { id, cluster, env, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, leaderWorkTimeoutMs, nonceWindow, weight, observer } = config;
+  return Object.freeze({ id, cluster, env, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, leaderWorkTimeoutMs, nonceWindow, weight, observer });
 }
 
 /**
@@ -157,6 +186,8 @@ function resolveSettings(options: Omit<RosterNodeOptions, 'kv'>): Omit<ResolvedC
   return {
     namespace: new Namespace(options.cluster, options.env),
     id,
+    cluster: options.cluster,
+    env: options.env,
     ...durations,
     timing: deriveTiming(durations),
     nonceWindow,

@@ -12,7 +12,7 @@
  */
 export { createNode, type CreateNodeOptions } from './createNode.js';
 export type { RosterNode, NodeState } from './node.js';
-export type { LeaderWorkFunction } from './LeaderWork.js';
+export type { Leadership, LeaderWorkFunction } from './LeaderWork.js';
 export { checkNodeOptions, isValidNodeId, newNodeId, type NodeSettings, type RosterNodeOptions } from './config.js';
 export { NodeStateError, LeadershipLostError } from './errors.js';
 export type {
@@ -28,5 +28,4 @@ export type {
   RosterUpdate,
   WatchFunction,
 } from './events.js';
-export { fencingToken, type Member, type Broadcast } from '@roster/follower';
-export { ListCache } from './listStep.js';
+export { fencingToken, ListCache, type Member, type Broadcast } from '@roster/follower';

@@ -1,5 +1,6 @@
 import { type Member } from '@roster/follower';
 import type { LeaderInfo, Role, RosterUpdate, WatchFunction } from './events.js';
+import type { NodeSettings } from './config.js';
 import type { LeaderWorkFunction } from './LeaderWork.js';
 
 /** The lifecycle of a node. */
@@ -10,8 +11,20 @@ export type NodeState = 'idle' | 'running' | 'stopping' | 'stopped';
  * election when its leader goes still, and a leader that publishes the member list.
  */
 export interface RosterNode extends AsyncDisposable {
-  /** This node's id. */
+  /** This node's id (the same as `settings.id`). */
   readonly id: string;
+  /**
+   * The identity and timing the node runs with, every default applied (see {@link NodeSettings}):
+   * id, cluster, env, intervalMs, timeoutMs, renewDeadlineMs, operationTimeoutMs, … Frozen, fixed
+   * for the node's life. Read it instead of passing the options again, e.g. to `@roster/http`.
+   *
+   * @example
+   * ```ts
+   * const node = createNode({ kv, cluster: 'billing', env: 'prod', intervalMs: 500 });
+   * node.settings.timeoutMs; // 2500: T = 5I by default
+   * ```
+   */
+  readonly settings: NodeSettings;
   /**
    * The node's role now: `leader` exactly while it may act as leader (as {@link isLeader}); a
    * leader whose lease lapsed is `candidate` until it is re-validated (see `Role`).
@@ -81,7 +94,20 @@ export interface RosterNode extends AsyncDisposable {
   off<T extends RosterUpdate['type']>(type: T, fn: (update: Extract<RosterUpdate, { type: T }>) => void): this;
   /** The same as {@link off}. */
   removeListener<T extends RosterUpdate['type']>(type: T, fn: (update: Extract<RosterUpdate, { type: T }>) => void): this;
-  /** An async iterator over the updates from now on; ends when the node stops or `signal` aborts. */
+  /**
+   * An async iterator over the updates from now on. It ends (`done: true`, the `for await` loop
+   * exits normally) after the `stopped` update, or as soon as `signal` aborts: the updates not
+   * read yet are then dropped, and it does not reject. Leaving the loop (`break`, `return()`)
+   * detaches it as well.
+   *
+   * @example
+   * ```ts
+   * for await (const update of node.updates({ signal: AbortSignal.timeout(60_000) })) {
+   *   if (update.type === 'leader') console.log('leader is', update.leader?.id);
+   * }
+   * // here after a minute, or once the node stopped
+   * ```
+   */
   updates(options?: { signal?: AbortSignal }): AsyncIterableIterator<RosterUpdate>;
   /**
    * Starts the node as a follower (or observer). Resolves once the first read of the leader key is
@@ -89,11 +115,15 @@ export interface RosterNode extends AsyncDisposable {
    */
   start(): Promise<void>;
   /**
-   * Runs `fn(signal)` each time this node starts leading: when it is elected, and again when a
-   * lapsed lease is re-validated (the `role` update to `leader`, reason `revalidated`); at once
-   * when it leads now. `signal` aborts (with a `LeadershipLostError`) the moment the node may no
-   * longer act as leader: dethroned, its lease lapsed (shown as `candidate`), `resign()`, `stop()`,
-   * `destroy()`; and (with an `AbortError`) when the returned function unregisters `fn`.
+   * Runs `fn({ signal, token, era })` each time this node starts leading: when it is elected, and
+   * again when a lapsed lease is re-validated (the `role` update to `leader`, reason
+   * `revalidated`); at once when it leads now. The argument is the `Leadership` the run
+   * belongs to: `token` is that leadership's fencing token, the one of the `leader` update that
+   * told of it (a re-validated lease keeps it; a later leadership has a greater one), so the work
+   * never needs to read `node.leader`, which may already tell of another leadership. `signal`
+   * aborts (with a `LeadershipLostError`) the moment the node may no longer act as leader:
+   * dethroned, its lease lapsed (shown as `candidate`), `resign()`, `stop()`, `destroy()`; and
+   * (with an `AbortError`) when the returned function unregisters `fn`.
    *
    * `fn` may return a promise; the run has settled when it resolves or rejects. `stop()` and
    * `resign()` wait for the runs to settle, up to `leaderWorkTimeoutMs` (default T), before their
@@ -107,9 +137,9 @@ export interface RosterNode extends AsyncDisposable {
    *
    * @example
    * ```ts
-   * node.whileLeader(async (signal) => {
+   * node.whileLeader(async ({ signal, token }) => {
    *   while (!signal.aborted) {
-   *     await runScheduledJobs({ signal, fence: node.leader!.token });
+   *     await runScheduledJobs({ signal, fence: token });
    *     await setTimeout(1000, undefined, { signal }).catch(() => undefined);
    *   }
    * });

@@ -1,9 +1,11 @@
+import type { FollowerTiming } from '@roster/follower/internal';
 import { ConfigError } from '@roster/kv-adapter';
 
 /**
  * Every duration of the protocol, by name, derived from the four a node is configured with: the
  * interval I, the timeout T, the renew deadline R and the operation timeout τ (docs/protocol.md,
- * "Timing"). This file is the only one that multiplies or divides them; the others read a name.
+ * "Timing"). This file is the only one that multiplies or divides them; the others read a name
+ * (`@roster/follower` among them: the names its reads and rules go by are its `FollowerTiming`).
  *
  * | name | value | what it is |
  * |---|---|---|
@@ -31,7 +33,7 @@ import { ConfigError } from '@roster/kv-adapter';
  * | `leaderWorkTimeoutMs` | T (configured, ≤ T) | how long `stop()` and `resign()` wait for the leader's work to settle before the goodbye |
  * | `standAsideMs` | T | a leader that resigned does not stand for this long, so that another node takes over |
  */
-export interface Timing {
+export interface Timing extends FollowerTiming {
   readonly intervalMs: number;
   readonly timeoutMs: number;
   readonly renewDeadlineMs: number;

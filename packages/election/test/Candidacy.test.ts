@@ -1,8 +1,7 @@
 import { deriveTiming, resolveDurations } from '../src/timing.js';
 import { describe, expect, it } from 'vitest';
 import { parseBroadcast, type Broadcast } from '@roster/follower';
-import { type LeaderWindowRead } from '../src/LeaderRead.js';
-import { Staleness } from '../src/Staleness.js';
+import { Staleness, type LeaderWindowRead } from '@roster/follower/internal';
 import { KeyUnavailableError, StoreUnavailableError } from '@roster/kv-adapter';
 import { decide, writeClaim, type Candidacy } from '../src/Candidacy.js';
 import { WindowFixture, broadcast } from './support/window.js';

@@ -1,5 +1,5 @@
 import { type Member } from '@roster/follower';
-import { Joiner } from '../src/Joiner.js';
+import { Joiner } from '@roster/follower/internal';
 import { CompoundKey, MemoryKV, silentLogger } from '@roster/kv-adapter';
 import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
 import { describe, expect, it } from 'vitest';

@@ -100,6 +100,51 @@ describe('lifecycle and updates', () => {
     await c.stopAll();
   });
 
+  it('an updates() loop whose signal aborts ends (done, not a rejection), even while it waits, and buffers nothing after', async () => {
+    const c = new Cluster();
+    const a = c.add('a');
+    const controller = new AbortController();
+    const iterated: RosterUpdate['type'][] = [];
+    const loop = (async () => {
+      for await (const u of a.updates({ signal: controller.signal })) iterated.push(u.type);
+      return 'ended';
+    })();
+    await c.start('a');
+    await c.until(() => a.isLeader(), 10 * T);
+    await c.clock.advance(0);
+    expect(iterated).toContain('leader');
+    const seen = iterated.length;
+    controller.abort(new Error('no longer interested'));
+    await expect(loop).resolves.toBe('ended');
+    await a.resign();
+    expect(iterated).toHaveLength(seen);
+    const late = a.updates({ signal: AbortSignal.abort() });
+    expect(await late.next()).toEqual({ value: undefined, done: true });
+    await c.stopAll();
+  });
+
+  it('settings: the identity and timing the node runs with, every default applied, frozen', () => {
+    const node = createNode({ kv: new MemoryKV(), cluster: 'billing', env: 'prod', id: 'n1', intervalMs: 200 });
+    expect(node.settings).toEqual({
+      id: 'n1',
+      cluster: 'billing',
+      env: 'prod',
+      intervalMs: 200,
+      timeoutMs: 1000,
+      renewDeadlineMs: 500,
+      settleMs: 20,
+      operationTimeoutMs: 100,
+      leaderWorkTimeoutMs: 1000,
+      nonceWindow: 4,
+      weight: 1,
+      observer: false,
+    });
+    expect(Object.isFrozen(node.settings)).toBe(true);
+    expect(node.settings).toBe(node.settings);
+    expect(() => ((node.settings as { intervalMs: number }).intervalMs = 5)).toThrow(TypeError);
+    expect(createNode({ kv: new MemoryKV(), cluster: 'c', env: 'e' }).settings.id).toMatch(/^[0-9a-f]{32}$/);
+  });
+
   it('aborting the signal given to createNode stops the node gracefully', async () => {
     const clock = new VirtualClock();
     const kv = new MemoryKV({ clock });

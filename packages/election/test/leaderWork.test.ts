@@ -144,7 +144,7 @@ describe('resign()', () => {
     {
       const { c, writes, node } = await group(['a', 'b']);
       const a = node('a');
-      a.whileLeader((signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => c.clock.setTimer(resolve, 3 * I))));
+      a.whileLeader(({ signal }) => new Promise<void>((resolve) => signal.addEventListener('abort', () => c.clock.setTimer(resolve, 3 * I))));
       await c.clock.advance(0);
       const resigning = a.resign();
       const stopping = a.stop();
@@ -157,7 +157,7 @@ describe('resign()', () => {
     {
       const { c, writes, node } = await group(['a', 'b']);
       const a = node('a');
-      a.whileLeader((signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => c.clock.setTimer(resolve, 3 * I))));
+      a.whileLeader(({ signal }) => new Promise<void>((resolve) => signal.addEventListener('abort', () => c.clock.setTimer(resolve, 3 * I))));
       await c.clock.advance(0);
       const resigning = a.resign();
       await c.clock.advance(I);
@@ -174,9 +174,9 @@ describe('whileLeader()', () => {
   it('runs at each leadership with a signal that aborts on loss: a lapse (shown as candidate) aborts it, the re-validated lease runs it again', async () => {
     const { c, node } = await group();
     const a = node('a');
-    const runs: { startedAt: number; signal: AbortSignal }[] = [];
+    const runs: { startedAt: number; signal: AbortSignal; token: bigint }[] = [];
     // Registered while leading: runs at once (in a microtask).
-    a.whileLeader((signal) => void runs.push({ startedAt: c.clock.now(), signal }));
+    a.whileLeader(({ signal, token }) => void runs.push({ startedAt: c.clock.now(), signal, token }));
     await c.clock.advance(0);
     expect(runs).toHaveLength(1);
     const outage = c.store.faults.storeOutage({ node: 'a' });
@@ -188,16 +188,50 @@ describe('whileLeader()', () => {
     await c.clock.advance(0);
     expect(runs).toHaveLength(2);
     expect(runs[1]!.signal.aborted).toBe(false);
+    // The same leadership, re-validated: the same token.
+    expect(runs[1]!.token).toBe(runs[0]!.token);
+    expect(runs[0]!.token).toBe(a.leader!.token);
     await c.stopAll();
     expect(runs[1]!.signal.aborted).toBe(true);
     expect((runs[1]!.signal.reason as LeadershipLostError).reason).toBe('stopped');
+  });
+
+  it('each run gets the token of its leadership, the one its `leader` update told of; the next leadership a greater one', async () => {
+    const c = new Cluster();
+    const ids = ['a', 'b'];
+    /** Per node: the token of each leadership of its own that a `leader` update told of, and each run's. */
+    const told = new Map<string, bigint[]>(ids.map((id) => [id, []]));
+    const ran = new Map<string, { token: bigint; era: number; frozen: boolean }[]>(ids.map((id) => [id, []]));
+    for (const id of ids) {
+      const n = c.add(id);
+      n.on('leader', ({ leader }) => leader?.id === id && told.get(id)!.push(leader.token));
+      n.whileLeader((leadership) => void ran.get(id)!.push({ token: leadership.token, era: leadership.era, frozen: Object.isFrozen(leadership) }));
+    }
+    await c.start('a');
+    await c.until(() => c.nodes.get('a')!.isLeader(), 20 * T);
+    await c.start('b');
+    await c.until(() => c.converged(), 20 * T, 'converged');
+    await c.clock.advance(0);
+    const a = c.nodes.get('a')!;
+    expect(ran.get('a')).toEqual([{ token: told.get('a')![0], era: a.leader!.era, frozen: true }]);
+
+    await a.resign();
+    await c.until(() => c.nodes.get('b')!.isLeader(), 4 * T, 'b leads');
+    await c.clock.advance(0);
+    const [first] = ran.get('a')!;
+    const [second] = ran.get('b')!;
+    expect(second!.token).toBe(told.get('b')![0]);
+    expect(second!.token).toBe(c.nodes.get('b')!.leader!.token);
+    expect(second!.token).toBeGreaterThan(first!.token);
+    expect(second!.era).toBeGreaterThan(first!.era);
+    await c.stopAll();
   });
 
   it('a leader dethroned by a better leadership aborts its work (dethroned); the new leader runs its own', async () => {
     const { c, node } = await group(['a', 'b']);
     const a = node('a');
     const signals = new Map<string, AbortSignal[]>();
-    for (const n of [a, node('b')]) n.whileLeader((signal) => void signals.set(n.id, [...(signals.get(n.id) ?? []), signal]));
+    for (const n of [a, node('b')]) n.whileLeader(({ signal }) => void signals.set(n.id, [...(signals.get(n.id) ?? []), signal]));
     await c.clock.advance(0);
     const era = a.leader!.era;
     await c.store.inner.set('roster/test/spec/leader 3', formatBroadcast({ era: era + 5, nonce: 3, version: 0, id: 'zed', members: [{ id: 'zed', weight: 1 }] }));
@@ -217,7 +251,7 @@ describe('whileLeader()', () => {
     const a = c.add('a');
     const starts: number[] = [];
     let current: AbortSignal | undefined;
-    const unregister = a.whileLeader((signal) => {
+    const unregister = a.whileLeader(({ signal }) => {
       starts.push(c.clock.now());
       current = signal;
     });
@@ -242,7 +276,7 @@ describe('whileLeader()', () => {
       throw new Error('sync boom');
     });
     a.whileLeader(() => Promise.reject(new Error('async boom')));
-    a.whileLeader((signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
+    a.whileLeader(({ signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))));
     await c.clock.advance(0);
     await a.resign();
     await c.until(() => a.isLeader(), 4 * T, 'leading again');
@@ -257,7 +291,7 @@ describe('whileLeader()', () => {
     const a = node('a');
     let settledAt: number | undefined;
     a.whileLeader(
-      (signal) =>
+      ({ signal }) =>
         new Promise<void>((resolve) =>
           signal.addEventListener('abort', () =>
             c.clock.setTimer(() => {

@@ -1,9 +1,14 @@
 /**
- * `@roster/follower`: the wire format of Roster's protocol, shared by every package that reads or
- * writes the store: the leader's broadcast (`Era Nonce Version Id member…`) and how two
- * leaderships rank, member ids, the values of an id key (`PING`, `PONG`, `LEAVE`), and the key
- * layout of a cluster. What a node does with them (following, standing, leading) is
- * `@roster/election`'s; most applications use `createNode()` from there.
+ * `@roster/follower`: the follower's side of Roster's protocol. Its parts (PINGs at the node's id
+ * key, joining, reading the leader window and its member lists, watching the Version for
+ * staleness and the rules of when a follower stands) are composed into a node by
+ * `@roster/election`, through the `@roster/follower/internal` entry; most applications use
+ * `createNode()` from there.
+ *
+ * This entry is what a tool that reads a cluster's keys needs, and what both sides of the protocol
+ * agree on: the leader's broadcast (`Era Nonce Version Id member…`) and how two leaderships rank,
+ * member ids, the values of an id key (`PING`, `PONG`, `LEAVE`), the key layout of a cluster; and
+ * the `ListCache` that the nodes of one process may share.
  *
  * @packageDocumentation
  */
@@ -26,3 +31,4 @@ export {
 export { type Member, isValidId, checkId, checkWeight, formatMember, parseMember } from './ids.js';
 export { type IdKeyValue, parseIdKeyValue, formatPing } from './idKey.js';
 export { RosterKeys } from './keys.js';
+export { ListCache } from './listStep.js';

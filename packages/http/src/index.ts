@@ -2,6 +2,8 @@
  * `@roster/http`: Roster's metrics and probes, for a service to mount on its own HTTP server (the
  * same ones `roster node --status-port` serves).
  *
+ * - **One call**: {@link observe} gives a node's metrics (in the service's registry), probes and
+ *   handlers, its timing taken from `node.settings`; the pieces below are what it wires.
  * - **Metrics**: the {@link RosterMetrics} seam (no Prometheus in it; {@link noopMetrics} records
  *   nothing), {@link PromRosterMetrics} on a prom-client registry of the service's choosing
  *   (prom-client is a peer dependency), fed by an {@link InstrumentedKV} around the node's store
@@ -18,6 +20,7 @@
  *
  * @packageDocumentation
  */
+export { observe, type ObserveOptions, type Observation, type ObservedRoutes } from './observe.js';
 export {
   noopMetrics,
   type RosterMetrics,

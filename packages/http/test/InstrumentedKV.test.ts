@@ -9,12 +9,14 @@ class RecordingMetrics implements RosterMetrics {
   readonly operations: { operation: StoreOperation; ms: number; error: StoreErrorKind | undefined }[] = [];
   readonly roundTrips: number[] = [];
   readonly nonceMoves: string[] = [];
+  settings = noopMetrics.settings;
   role = noopMetrics.role;
   leader = noopMetrics.leader;
   members = noopMetrics.members;
   election = noopMetrics.election;
   malformedValues = noopMetrics.malformedValues;
   memberLatencies = noopMetrics.memberLatencies;
+  slowRenewals = noopMetrics.slowRenewals;
   storeOperation(operation: StoreOperation, seconds: number, error: StoreErrorKind | undefined): void {
     this.operations.push({ operation, ms: Math.round(seconds * 1000), error });
   }

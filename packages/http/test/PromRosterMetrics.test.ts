@@ -14,6 +14,8 @@ describe('PromRosterMetrics', () => {
     const metrics = new PromRosterMetrics({ registry });
     const names = (await registry.getMetricsAsJSON()).map((m) => m.name).sort();
     expect(names).toEqual([
+      'leader_election_master_status',
+      'leader_election_slowpath_total',
       'roster_elections_total',
       'roster_era',
       'roster_fencing_token',
@@ -32,6 +34,27 @@ describe('PromRosterMetrics', () => {
     ]);
     expect(metrics.registry).toBe(registry);
     expect(() => new PromRosterMetrics({ registry })).toThrow(/already been registered/);
+  });
+
+  it('exports client-go’s leader-election series once the settings name the group: master_status follows the role, slowpath counts slow renewals', async () => {
+    const metrics = new PromRosterMetrics();
+    metrics.role('leader');
+    metrics.slowRenewals(2);
+    // No group yet: no client-go sample (their dashboards group by `name`).
+    expect(await metrics.registry.metrics()).not.toMatch(/^leader_election_master_status\{/m);
+    metrics.settings({ id: 'a', cluster: 'billing', env: 'prod', intervalMs: 1000, timeoutMs: 5000, renewDeadlineMs: 2500, settleMs: 100, operationTimeoutMs: 500, leaderWorkTimeoutMs: 5000, nonceWindow: 4, weight: 1, observer: false });
+    let text = await metrics.registry.metrics();
+    expect(text).toContain('# TYPE leader_election_master_status gauge');
+    expect(text).toContain('# TYPE leader_election_slowpath_total counter');
+    expect(sample(text, 'leader_election_master_status{name="billing"}')).toBe(1);
+    expect(sample(text, 'leader_election_slowpath_total{name="billing"}')).toBe(2);
+    metrics.slowRenewals(1);
+    metrics.slowRenewals(0);
+    metrics.role('candidate');
+    text = await metrics.registry.metrics();
+    expect(sample(text, 'leader_election_master_status{name="billing"}')).toBe(0);
+    expect(sample(text, 'leader_election_slowpath_total{name="billing"}')).toBe(3);
+    expect(sample(text, 'roster_is_leader')).toBe(0);
   });
 
   it('shows the role, leadership and members it was told of', async () => {

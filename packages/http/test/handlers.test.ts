@@ -47,8 +47,8 @@ async function service(id: string): Promise<Service> {
   const metrics = new PromRosterMetrics({ registry });
   const kv = new InstrumentedKV(store, { metrics, deadlineMs: I / 2 });
   const node = createNode({ kv, cluster: 'billing', env: 'http-test', id, intervalMs: I, timeoutMs: T });
-  const probes = watchProbes(node, { store: kv, intervalMs: I, timeoutMs: T });
-  const unwatch = watchNodeMetrics(node, metrics, { intervalMs: I });
+  const probes = watchProbes(node, { store: kv });
+  const unwatch = watchNodeMetrics(node, metrics);
   const { url, server } = await serve({
     '/metrics': createMetricsHandler(registry),
     '/healthz': createProbeHandler(probes, 'liveness'),

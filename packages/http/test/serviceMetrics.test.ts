@@ -14,7 +14,7 @@ describe('Roster metrics in a service’s own registry (the example of the READM
     const metrics = new PromRosterMetrics({ registry });
     const kv = new InstrumentedKV(new MemoryKV(), { metrics, clock: realClock, deadlineMs: 25 });
     const node = createNode({ kv, cluster: 'billing', env: 'test', id: 'only', intervalMs: 50, timeoutMs: 200 });
-    const unwatch = watchNodeMetrics(node, metrics, { intervalMs: 50 });
+    const unwatch = watchNodeMetrics(node, metrics);
     try {
       await node.start();
       const start = Date.now();
@@ -42,7 +42,7 @@ describe('Roster metrics in a service’s own registry (the example of the READM
     const metrics = new PromRosterMetrics();
     const kv = new InstrumentedKV(faults.view(new MemoryKV({ clock })), { metrics, clock, deadlineMs: 50 });
     const node = createNode({ kv, cluster: 'billing', env: 'test', id: 'only', intervalMs: 100, timeoutMs: 500, clock });
-    const unwatch = watchNodeMetrics(node, metrics, { clock, intervalMs: 100 });
+    const unwatch = watchNodeMetrics(node, metrics, { clock });
     const started = node.start();
     for (let i = 0; i < 40 && !node.isLeader(); i++) await clock.advance(50);
     await started;

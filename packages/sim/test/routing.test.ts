@@ -88,6 +88,63 @@ describe('a follower whose stale routing table hides its leader’s nonce (issue
   }
 });
 
+// Two counterexamples to the first form of the fix (a follower blind to the one nonce where its
+// leader had published, and listed), found by generated runs and by hand on aee62d2: the rule now
+// counts any nonce the follower could not read since the Version last moved, and takes a PONG as
+// proof that a leader lists it.
+describe('a follower that hears its leader does not stand on what it could not read', () => {
+  it('moved-nonce-unread: the leader’s own table hid its nonce, so it publishes at the next one, which the follower’s table hides: the follower still reads the frozen broadcast at the first, and does not stand on it while PONGed', async () => {
+    const scenario: Scenario = {
+      seed: 0,
+      timing: { intervalMs: 1000, timeoutMs: 5000 },
+      steps: [
+        { at: 0, do: 'start', node: 'n1' },
+        { at: 130, do: 'start', node: 'n2' },
+        { at: 10_000, do: 'staleRouting', node: 'n1', keys: 'leader 0', forMs: 10_000 },
+        { at: 10_000, do: 'staleRouting', node: 'n2', keys: 'leader 1', forMs: 10_000 },
+      ],
+    };
+    const run = await runScenario(scenario);
+    // The situation: n1 led, moved its broadcast to nonce 1, published there every interval, and
+    // n2's reads of nonce 1 failed for longer than T while it found a PONG every interval.
+    expect(routingRun(run)?.leader).toBe('n1');
+    const b = blindness(run, 'n1', 'n2');
+    expect(b.publishedAt).toEqual(['leader 1']);
+    expect(b.failedReadsMs).toBeGreaterThan(5000);
+    expect(b.publicationGapMs).toBeLessThanOrEqual(1000);
+    expect(b.pongGapMs).toBeLessThanOrEqual(1000);
+    // What must hold.
+    expect(checkRun(run).violations, formatScenario(scenario)).toEqual([]);
+    expect(b.stoodAt).toBeUndefined();
+  });
+
+  it('relisted-unseen: a follower dropped while the leader’s table hid its id key, taken back while its own table hides the leader’s nonce, never sees itself listed: the PONGs it finds say it is, and it does not stand', async () => {
+    const scenario: Scenario = {
+      seed: 0,
+      timing: { intervalMs: 1000, timeoutMs: 5000 },
+      steps: [
+        { at: 0, do: 'start', node: 'n1' },
+        { at: 130, do: 'start', node: 'n2' },
+        { at: 10_000, do: 'staleRouting', node: 'n1', keys: 'id/n2 *', forMs: 6000 },
+        { at: 16_200, do: 'staleRouting', node: 'n2', keys: 'leader 0', forMs: 10_000 },
+      ],
+    };
+    const run = await runScenario(scenario);
+    // The situation: n1 dropped n2 while it could not read n2's PINGs and listed it again after
+    // 16.2 s, when n2 could no longer read the list; n2 went on finding PONGs.
+    expect(routingRun(run)?.leader).toBe('n1');
+    const lists = run.history.updatesOf('n1').flatMap((u) => (u.update.type === 'members' ? [{ at: u.at, update: u.update }] : []));
+    expect(lists.some((l) => l.at < 16_200 && l.update.removed.includes('n2'))).toBe(true);
+    expect(lists.some((l) => l.at > 16_200 && l.update.added.includes('n2'))).toBe(true);
+    const b = blindness(run, 'n1', 'n2');
+    expect(b.publishedAt).toEqual(['leader 0']);
+    expect(b.failedReadsMs).toBeGreaterThan(5000);
+    // What must hold.
+    expect(checkRun(run).violations, formatScenario(scenario)).toEqual([]);
+    expect(b.stoodAt).toBeUndefined();
+  });
+});
+
 describe('stale routing tables in generated pure routing runs', () => {
   for (const timing of TIMINGS) {
     const { intervalMs: I, timeoutMs: T } = timing;

@@ -9,19 +9,7 @@ import { commandLoggers } from '../internal/commandLogger.js';
 import type { LogFormat } from '../internal/logFormat.js';
 import type { ResolvedStoreUrl } from '../internal/storeSource.js';
 import { StopRequest } from '../internal/StopRequest.js';
-import {
-  createMetricsHandler,
-  createProbeHandler,
-  InstrumentedKV,
-  liveness,
-  PromRosterMetrics,
-  readiness,
-  watchNodeMetrics,
-  watchProbes,
-  type NodeProbes,
-  type ProbeInput,
-  type StoreHealth,
-} from '@roster/http';
+import { liveness, observe, readiness, type InstrumentedKV, type Observation, type ProbeInput, type StoreHealth } from '@roster/http';
 import { EventStream } from './EventStream.js';
 import { formatHumanEvent, formatJsonEvent, toNodeEvent, type NodeEvent } from './nodeEvents.js';
 import { resignOnSignal } from './resignOnSignal.js';
@@ -87,11 +75,13 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
   const config = checkConfig(options);
   const target = options.store.display;
   let node: RosterNode | undefined;
-  /** The node's store, timed and watched, once connected. */
+  /** The node's store, timed and watched, once connected (with a status page). */
   let store: InstrumentedKV | undefined;
-  /** The node's probes, once it exists; until then it is connecting. */
-  let probes: NodeProbes | undefined;
-  const probeInput = (): ProbeInput => probes?.input() ?? connecting(config);
+  const events = options.statusPort === undefined ? undefined : new EventStream(config.id, () => status());
+  /** With a status page: the node's metrics, probes and their handlers, from the node's settings. */
+  const observed = events && observe();
+  // Until the node exists, it is connecting.
+  const probeInput = (): ProbeInput => (node && observed ? observed.probes.input() : connecting(config));
   const status = (): NodeStatus => nodeStatus(options, config, target, node, recent, probeInput(), store?.health.roundTripMs);
 
   const stop = new StopRequest(
@@ -99,13 +89,11 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
     (signal) => log.info({ signal }, 'stopping gracefully (send the signal again to exit at once)'),
     (signal) => log.warn({ signal }, 'second signal: exiting without a graceful stop'),
   );
-  const events = options.statusPort === undefined ? undefined : new EventStream(config.id, status);
-  const metrics = events && new PromRosterMetrics();
-  if (metrics) collectDefaultMetrics({ register: metrics.registry });
+  if (observed) collectDefaultMetrics({ register: observed.registry });
   let page: StatusPage | undefined;
   let statusTimer: Timer | undefined;
   try {
-    page = events && (await serveStatus(options, status, events, metrics, probeInput));
+    page = events && observed && (await serveStatus(options, status, events, observed));
     if (page) log.info({ url: page.url, json: `${page.url}status.json`, events: `${page.url}events`, metrics: `${page.url}metrics` }, 'status page');
     const kv = await connectStore({
       command: COMMAND,
@@ -120,10 +108,10 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       ...(options.configProblem && { configProblem: options.configProblem }),
     });
     if (kv === undefined) return ExitCode.ok; // stopped while connecting
-    store = new InstrumentedKV(kv, { clock: realClock, deadlineMs: config.operationTimeoutMs, ...(metrics && { metrics }) });
+    store = observed?.instrument(kv);
     try {
       node = createNode({
-        kv: store,
+        kv: store ?? kv,
         cluster: options.cluster,
         env: options.env,
         id: config.id,
@@ -136,9 +124,7 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
     }
     const self = node;
     const print = printer(io, options.json ?? false, recent, events, status);
-    const selfProbes = watchProbes(self, { store, clock: realClock, intervalMs: config.intervalMs, timeoutMs: config.timeoutMs });
-    probes = selfProbes;
-    const unwatchMetrics = metrics ? watchNodeMetrics(self, metrics, { clock: realClock, intervalMs: config.intervalMs }) : () => {};
+    observed?.attach(self);
     // The live page's figures (latency, store health) move without events: send them every interval.
     const tick = (): void => {
       if (events && events.sseClients > 0) events.publishStatus(status());
@@ -172,8 +158,7 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       await self.stop();
       print({ ts: Date.now(), id: self.id, event: 'stopped' });
       unwatch();
-      unwatchMetrics();
-      selfProbes.stop();
+      observed?.close();
       await kv.close();
       log.info({ id: self.id }, 'node stopped');
       return ExitCode.ok;
@@ -187,20 +172,13 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
   }
 }
 
-async function serveStatus(
-  options: NodeRunOptions,
-  status: () => NodeStatus,
-  events: EventStream,
-  metrics: PromRosterMetrics | undefined,
-  probeInput: () => ProbeInput,
-): Promise<StatusPage> {
+async function serveStatus(options: NodeRunOptions, status: () => NodeStatus, events: EventStream, observed: Observation): Promise<StatusPage> {
   const host = options.statusHost ?? '127.0.0.1';
-  const probes = { liveness: () => liveness(probeInput()), readiness: () => readiness(probeInput()) };
   try {
     return await StatusPage.listen(host, options.statusPort!, status, {
       events,
-      ...(metrics && { metrics: createMetricsHandler(metrics.registry) }),
-      probes: { healthz: createProbeHandler(probes, 'liveness'), readyz: createProbeHandler(probes, 'readiness') },
+      metrics: observed.routes['/metrics'],
+      probes: { healthz: observed.routes['/healthz'], readyz: observed.routes['/readyz'] },
     });
   } catch (error) {
     const reason = (error as { code?: string }).code === 'EADDRINUSE' ? 'the port is in use' : error instanceof Error ? error.message : String(error);

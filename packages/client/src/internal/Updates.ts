@@ -4,7 +4,8 @@ import type { Logger } from '../Logger.js';
 /**
  * The client's updates, on Node's own `EventEmitter` and `events.on`: watch functions
  * that are logged and kept when they throw, and async iterators that end when the client closes
- * and reject with their own signal's reason.
+ * (after what they buffered) or when their own signal aborts (at once, without rejecting: the
+ * same as `@roster/election`'s `node.updates()`).
  */
 export class Updates<U extends { readonly type: string }> {
   readonly #emitter = new EventEmitter();
@@ -45,28 +46,26 @@ export class Updates<U extends { readonly type: string }> {
 
   /** The updates emitted from now on; listening starts at once, not at the first `next()`. */
   iterate(signal?: AbortSignal): AsyncIterableIterator<U> {
-    if (signal?.aborted) return rejected(signal.reason);
     const stop = signal === undefined ? this.#closed.signal : AbortSignal.any([signal, this.#closed.signal]);
     if (stop.aborted) return ended<U>();
     return read<U>(on(this.#emitter, 'update', { signal: stop }) as AsyncIterableIterator<[U]>, signal);
   }
 }
 
+/**
+ * The updates of `events` until it ends. `events.on` rejects with an `AbortError` once its signal
+ * aborted (after the buffered events): that is the end here, whichever signal it was; an abort of
+ * the caller's own `signal` also drops what was buffered.
+ */
 async function* read<U>(events: AsyncIterableIterator<[U]>, signal: AbortSignal | undefined): AsyncGenerator<U, void, undefined> {
   try {
     for await (const [update] of events) {
-      if (signal?.aborted) throw signal.reason;
+      if (signal?.aborted) return;
       yield update;
     }
   } catch (error) {
-    if (signal?.aborted) throw signal.reason;
-    // Otherwise the client closed: `events.on` ends with an AbortError after the buffered updates.
     if (!(error instanceof Error && error.name === 'AbortError')) throw error;
   }
 }
 
 async function* ended<U>(): AsyncGenerator<U, void, undefined> {}
-
-async function* rejected<U>(reason: unknown): AsyncGenerator<U, void, undefined> {
-  throw reason;
-}

@@ -1,6 +1,5 @@
 import { RosterKeys, formatBroadcast, type Broadcast } from '@roster/follower';
-import { LeaderWindow } from '../../src/LeaderWindow.js';
-import { type LeaderWindowRead } from '../../src/LeaderRead.js';
+import { LeaderWindow, type LeaderWindowRead } from '@roster/follower/internal';
 import { MemoryKV, Namespace, silentLogger } from '@roster/kv-adapter';
 import { VirtualClock } from '@roster/kv-adapter/testing';
 import { resolveConfig, type ResolvedConfig } from '../../src/config.js';

@@ -18,8 +18,9 @@ export interface InstrumentedKVOptions {
   /** The clock that times the operations. @defaultValue the real clock */
   readonly clock?: Clock;
   /**
-   * The node's operation deadline, in ms: an operation that succeeds later than this counts as a
-   * `timeout`, because the node had given up waiting for it. @defaultValue no deadline
+   * The node's operation deadline, in ms (`node.settings.operationTimeoutMs`; `observe()` sets
+   * it from there): an operation that succeeds later than this counts as a `timeout`, because the
+   * node had given up waiting for it. @defaultValue no deadline
    */
   readonly deadlineMs?: number;
 }
@@ -44,6 +45,13 @@ export interface StoreHealth {
    */
   readonly roundTripMs: number | undefined;
 }
+
+/**
+ * Sets the operation deadline of an {@link InstrumentedKV} after its construction: for
+ * `observe()`, whose store is made before the node whose `operationTimeoutMs` it takes. Internal
+ * (not exported from the package).
+ */
+export let setDeadline: (kv: InstrumentedKV, deadlineMs: number) => void;
 
 /** How a `PING <seq>` value and a `PONG <seq>` value look at a follower's id key (docs/protocol.md). */
 const PING = /^PING (\d{1,16})(?:\s|$)/;
@@ -74,7 +82,7 @@ export class InstrumentedKV implements KV {
   readonly #inner: KV;
   readonly #metrics: RosterMetrics;
   readonly #clock: Clock;
-  readonly #deadlineMs: number;
+  #deadlineMs: number;
   /** PINGs written and not yet answered, by key: sequence number and local time. */
   readonly #pings = new Map<string, { seq: number; at: number }>();
   /** The nonce of the last write to each compound key's base. */
@@ -87,6 +95,12 @@ export class InstrumentedKV implements KV {
     inFlight: 0,
     roundTripMs: undefined,
   };
+
+  static {
+    setDeadline = (kv, deadlineMs) => {
+      kv.#deadlineMs = deadlineMs;
+    };
+  }
 
   constructor(inner: KV, options: InstrumentedKVOptions = {}) {
     this.#inner = inner;

@@ -1,4 +1,4 @@
-import type { Role } from '@roster/election';
+import type { NodeSettings, Role } from '@roster/election';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ElectionOutcome, KeyKind, RosterMetrics, StoreErrorKind, StoreOperation } from './RosterMetrics.js';
 
@@ -31,7 +31,11 @@ export interface PromRosterMetricsOptions {
 
 /**
  * {@link RosterMetrics} as Prometheus metrics through prom-client, every name prefixed `roster_`
- * (the list is in the package README). Register them in a service's own registry with
+ * (the list is in the package README), and beside them client-go's leader-election series,
+ * `leader_election_master_status{name}` and `leader_election_slowpath_total{name}` (the same
+ * names, types and label as Kubernetes components export, `name` being the node's cluster key),
+ * so that dashboards and alerts written for those work unchanged; they appear once the node's
+ * settings are known ({@link settings}). Register them in a service's own registry with
  * `new PromRosterMetrics({ registry })`, or in prom-client's global one with
  * `{ registry: register }`; without `registry`, they get a registry of their own, `.registry`.
  * Two instances cannot share one registry.
@@ -63,7 +67,14 @@ export class PromRosterMetrics implements RosterMetrics {
   readonly #nonceMoves: Counter<'key'>;
   readonly #memberLatency: Gauge<'member'>;
   readonly #memberLatencyOmitted: Gauge;
+  readonly #masterStatus: Gauge<'name'>;
+  readonly #slowpath: Counter<'name'>;
   #lastLeader: { era: number; token: bigint } | undefined;
+  /** client-go's `name` label: the cluster key, once the settings are known. */
+  #name: string | undefined;
+  #leading = false;
+  /** Slow renewals told of before the settings (none, when fed by `watchNodeMetrics`). */
+  #slowBeforeName = 0;
 
   constructor(options: PromRosterMetricsOptions = {}) {
     this.registry = options.registry ?? new Registry();
@@ -128,6 +139,20 @@ export class PromRosterMetrics implements RosterMetrics {
       help: `At the leader: members whose latency is not exported as a series (beyond the first ${MAX_MEMBER_SERIES}).`,
       registers,
     });
+    // client-go's leader-election metrics (k8s.io/component-base/metrics/prometheus/clientgo/leaderelection):
+    // the same names, types and label, so that what was written for Kubernetes components reads them.
+    this.#masterStatus = new Gauge({
+      name: 'leader_election_master_status',
+      help: 'client-go’s leader gauge: 1 while this node leads the group `name` (its cluster key), 0 while it does not.',
+      labelNames: ['name'],
+      registers,
+    });
+    this.#slowpath = new Counter({
+      name: 'leader_election_slowpath_total',
+      help: 'client-go’s slow-path counter: renewals of the group `name` (its cluster key) that met another write and had to read the leader key whole.',
+      labelNames: ['name'],
+      registers,
+    });
     // Every series exists from the start, so that rate() and absent() behave before the first event.
     for (const role of ROLES) this.#role.set({ role }, 0);
     for (const outcome of ['won', 'lost'] satisfies ElectionOutcome[]) this.#elections.inc({ outcome }, 0);
@@ -136,9 +161,26 @@ export class PromRosterMetrics implements RosterMetrics {
     this.#isLeader.set(0);
   }
 
+  /** Labels client-go's series with the node's group (`name` = its cluster key) and starts them. */
+  settings(settings: NodeSettings): void {
+    const previous = this.#name;
+    if (previous === settings.cluster) return;
+    if (previous !== undefined) {
+      this.#masterStatus.remove({ name: previous });
+      this.#slowpath.remove({ name: previous });
+    }
+    const name = settings.cluster;
+    this.#name = name;
+    this.#masterStatus.set({ name }, this.#leading ? 1 : 0);
+    this.#slowpath.inc({ name }, this.#slowBeforeName);
+    this.#slowBeforeName = 0;
+  }
+
   role(role: Role): void {
     for (const r of ROLES) this.#role.set({ role: r }, r === role ? 1 : 0);
-    this.#isLeader.set(role === 'leader' ? 1 : 0);
+    this.#leading = role === 'leader';
+    this.#isLeader.set(this.#leading ? 1 : 0);
+    if (this.#name !== undefined) this.#masterStatus.set({ name: this.#name }, this.#leading ? 1 : 0);
   }
 
   leader(leader: { readonly era: number; readonly token: bigint } | undefined): void {
@@ -174,6 +216,12 @@ export class PromRosterMetrics implements RosterMetrics {
 
   nonceMove(kind: KeyKind): void {
     this.#nonceMoves.inc({ key: kind });
+  }
+
+  slowRenewals(count: number): void {
+    if (!(count > 0)) return;
+    if (this.#name === undefined) this.#slowBeforeName += count;
+    else this.#slowpath.inc({ name: this.#name }, count);
   }
 
   memberLatencies(latencies: ReadonlyMap<string, number>): void {

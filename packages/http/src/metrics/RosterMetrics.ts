@@ -1,4 +1,4 @@
-import type { Role } from '@roster/election';
+import type { NodeSettings, Role } from '@roster/election';
 
 /** A `KV` operation, as `store_operations_total` labels it. */
 export type StoreOperation = 'get' | 'set' | 'delete' | 'append' | 'take' | 'getRange' | 'exchange' | 'compareAndSet' | 'time';
@@ -31,6 +31,11 @@ export type ElectionOutcome = 'won' | 'lost';
  * method must return quickly and never throw. {@link noopMetrics} records nothing.
  */
 export interface RosterMetrics {
+  /**
+   * The node these metrics are of, by its `node.settings`: told once, before anything else (a
+   * recorder that labels its series by node or group takes the labels from here).
+   */
+  settings(settings: NodeSettings): void;
   /** The node's role is now `role`. */
   role(role: Role): void;
   /** The node follows (or holds) this leadership now; `undefined` while it knows of none. */
@@ -48,6 +53,12 @@ export interface RosterMetrics {
   /** The node wrote a compound key of `kind` at another nonce than its last write to it (the key had been unavailable). */
   nonceMove(kind: KeyKind): void;
   /**
+   * At the leader: `count` more publications whose compare-and-set met another value than the
+   * leader's own last write, so that its next renewal reads the leader key whole instead of going
+   * on from what it wrote (client-go's "slow path").
+   */
+  slowRenewals(count: number): void;
+  /**
    * At the leader: every follower's reported PING → PONG round trip in seconds, by member id (an
    * empty map elsewhere). Replaces what was given before.
    */
@@ -56,6 +67,7 @@ export interface RosterMetrics {
 
 /** A {@link RosterMetrics} that records nothing: the default wherever metrics are optional. */
 export const noopMetrics: RosterMetrics = Object.freeze({
+  settings() {},
   role() {},
   leader() {},
   members() {},
@@ -64,5 +76,6 @@ export const noopMetrics: RosterMetrics = Object.freeze({
   malformedValues() {},
   pingRoundTrip() {},
   nonceMove() {},
+  slowRenewals() {},
   memberLatencies() {},
 });

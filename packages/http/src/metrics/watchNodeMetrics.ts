@@ -1,5 +1,5 @@
 import type { RosterNode } from '@roster/election';
-import { ConfigError, realClock, type Clock, type Timer } from '@roster/kv-adapter';
+import { realClock, type Clock, type Timer } from '@roster/kv-adapter';
 import type { RosterMetrics } from './RosterMetrics.js';
 
 /** The reasons a candidacy ends without leading. */
@@ -7,37 +7,35 @@ const CANDIDACY_LOST: ReadonlySet<string> = new Set(['better-leader-seen', 'clai
 
 /** The node's counter of values it could not parse (see `RosterNode.stats`). */
 const GARBAGE = 'garbage';
+/** The node's counter of a leader's compare-and-sets that met another value (see `RosterNode.stats`). */
+const CONFLICTS = 'publish.conflict';
 
 /** Options of {@link watchNodeMetrics}. */
 export interface WatchNodeMetricsOptions {
-  /** The clock of the polling timer. @defaultValue the real clock */
+  /** The clock of the polling timer: the node's. @defaultValue the real clock */
   readonly clock?: Clock;
-  /**
-   * How often to poll what the node reports without an update (malformed values, the members'
-   * latencies), in ms: the node's interval is a good choice. @defaultValue 1000
-   */
-  readonly intervalMs?: number;
 }
 
 /**
- * Feeds `metrics` from a node's public API: its role, leader and members as they change (with the
- * current ones at once), the outcome of each election it stands in, and, every `intervalMs` on
- * `clock`, the malformed values it counted and, at the leader, every member's reported latency.
- * Returns the function that stops it. The store's side (operations, errors, round trips) comes
- * from an `InstrumentedKV` around the node's store, given the same `metrics`.
+ * Feeds `metrics` from a node's public API: its settings first, then its role, leader and members
+ * as they change (with the current ones at once), the outcome of each election it stands in, and,
+ * every interval of the node (`node.settings.intervalMs`) on `clock`, the malformed values it
+ * counted, its slow renewals and, at the leader, every member's reported latency. Returns the
+ * function that stops it. The store's side (operations, errors, round trips) comes from an
+ * `InstrumentedKV` around the node's store, given the same `metrics`; `observe()` wires both.
  *
  * @example
  * ```ts
  * const metrics = new PromRosterMetrics({ registry });
  * const kv = new InstrumentedKV(await RedisKV.connect({ url }), { metrics });
- * const node = createNode({ kv, cluster: 'billing', env: 'prod', intervalMs: 1000 });
- * const unwatch = watchNodeMetrics(node, metrics, { intervalMs: 1000 });
+ * const node = createNode({ kv, cluster: 'billing', env: 'prod' });
+ * const unwatch = watchNodeMetrics(node, metrics);
  * ```
  */
 export function watchNodeMetrics(node: RosterNode, metrics: RosterMetrics, options: WatchNodeMetricsOptions = {}): () => void {
   const clock = options.clock ?? realClock;
-  const intervalMs = options.intervalMs ?? 1000;
-  if (!(Number.isFinite(intervalMs) && intervalMs > 0)) throw new ConfigError('intervalMs', intervalMs, 'watchNodeMetrics: Expected `intervalMs` to be a positive number of ms');
+  const { intervalMs } = node.settings;
+  metrics.settings(node.settings);
   metrics.role(node.role);
   metrics.leader(node.leader);
   metrics.members(node.members.list.length, node.members.version);
@@ -60,11 +58,16 @@ export function watchNodeMetrics(node: RosterNode, metrics: RosterMetrics, optio
     }
   });
   let garbage = 0;
+  let conflicts = 0;
   let timer: Timer | undefined;
   const poll = (): void => {
-    const now = node.stats[GARBAGE] ?? 0;
+    const stats = node.stats;
+    const now = stats[GARBAGE] ?? 0;
     if (now > garbage) metrics.malformedValues(now - garbage);
     garbage = now;
+    const conflicted = stats[CONFLICTS] ?? 0;
+    if (conflicted > conflicts) metrics.slowRenewals(conflicted - conflicts);
+    conflicts = conflicted;
     metrics.memberLatencies(node.latencies());
     timer = clock.setTimer(poll, intervalMs);
   };

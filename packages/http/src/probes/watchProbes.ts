@@ -1,5 +1,5 @@
 import type { RosterNode } from '@roster/election';
-import { ConfigError, realClock, type Clock } from '@roster/kv-adapter';
+import { realClock, type Clock } from '@roster/kv-adapter';
 import type { StoreHealth } from '../metrics/InstrumentedKV.js';
 import { liveness, readiness, type ProbeInput, type ProbeResult } from './probes.js';
 
@@ -29,35 +29,29 @@ export interface WatchProbesOptions {
   readonly store: { readonly health: StoreHealth };
   /** The clock the store's health is recorded on (the `InstrumentedKV`'s). @defaultValue the real clock */
   readonly clock?: Clock;
-  /** The node's interval I in ms, as given to `createNode()`. @defaultValue 1000, as `createNode()` */
-  readonly intervalMs?: number;
-  /** The node's timeout T in ms, as given to `createNode()`. @defaultValue 5000, as `createNode()` */
-  readonly timeoutMs?: number;
 }
 
 /**
  * Watches a node for its probes: `/healthz` (liveness) and `/readyz` (readiness), as
  * {@link liveness} and {@link readiness} define them, from the node's public API (state, role,
- * leader, members, `isLeader()`), the store's health, and the node's role updates, from which it
- * tracks since when a leader's lapsed lease has not been re-validated (a liveness failure after T
- * while the store answers). Call it before `node.start()` so that no update is missed; before the
- * start, the node is live and not ready. `stop()` ends the watch.
- *
- * @throws `ConfigError` for an `intervalMs` or `timeoutMs` that is not a positive number.
+ * leader, members, `isLeader()`, its interval and timeout from `node.settings`), the store's
+ * health, and the node's role updates, from which it tracks since when a leader's lapsed lease
+ * has not been re-validated (a liveness failure after T while the store answers). Call it before
+ * `node.start()` so that no update is missed; before the start, the node is live and not ready.
+ * `stop()` ends the watch. `observe()` wires it with the metrics and the handlers.
  *
  * @example
  * ```ts
- * const kv = new InstrumentedKV(await RedisKV.connect({ url }), { metrics });
- * const node = createNode({ kv, cluster: 'billing', env: 'prod', intervalMs: 1000, timeoutMs: 5000 });
- * const probes = watchProbes(node, { store: kv, intervalMs: 1000, timeoutMs: 5000 });
+ * const kv = new InstrumentedKV(await RedisKV.connect({ url }));
+ * const node = createNode({ kv, cluster: 'billing', env: 'prod' });
+ * const probes = watchProbes(node, { store: kv });
  * await node.start();
  * probes.readiness(); // { ok: true, reason: 'ok' } once a leader lists this node
  * ```
  */
 export function watchProbes(node: RosterNode, options: WatchProbesOptions): NodeProbes {
   const clock = options.clock ?? realClock;
-  const intervalMs = positive('intervalMs', options.intervalMs ?? 1000);
-  const timeoutMs = positive('timeoutMs', options.timeoutMs ?? 5000);
+  const { intervalMs, timeoutMs } = node.settings;
   const { store } = options;
   /** Since when this node, a leader whose lease lapsed (shown as `candidate`), re-validates it. */
   let lapsedSince: number | undefined;
@@ -93,9 +87,4 @@ export function watchProbes(node: RosterNode, options: WatchProbesOptions): Node
     stop,
     [Symbol.dispose]: stop,
   };
-}
-
-function positive(field: string, value: number): number {
-  if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
-  throw new ConfigError(field, value, `watchProbes: Expected \`${field}\` to be a positive number of ms`);
 }

@@ -1,4 +1,3 @@
-import { abortReason } from '../clock/Clock.js';
 import { silentLogger, type Logger } from '../logger.js';
 
 type Watcher<U> = ((update: U) => void) & { end?: () => void };
@@ -71,8 +70,10 @@ export class UpdateStream<U extends { readonly type: string }> {
 
   /**
    * An async iterator over the updates emitted from now on. It ends after {@link close} (once the
-   * buffered updates are read), rejects with `signal.reason` when `signal` aborts, and detaches
-   * when the consumer breaks out of its `for await` loop.
+   * buffered updates are read), ends at once when `signal` aborts (the updates not read yet are
+   * dropped; a pending `next()` resolves `done`: an abort means "stop listening", like leaving the
+   * loop, not a failure to reject with), and detaches when the consumer breaks out of its
+   * `for await` loop.
    */
   iterate(signal?: AbortSignal): AsyncIterableIterator<U> {
     const buffer: U[] = [];
@@ -88,26 +89,25 @@ export class UpdateStream<U extends { readonly type: string }> {
       },
     });
     const unwatch = this.watch(fn);
-    const onAbort = (): void => {
-      done = true;
-      wake?.();
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
     const finish = (): void => {
       done = true;
       unwatch();
       signal?.removeEventListener('abort', onAbort);
     };
+    // Detached at the abort itself, not at the next read: an iterator nobody reads holds nothing.
+    const onAbort = (): void => {
+      finish();
+      buffer.length = 0;
+      wake?.();
+    };
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
     const iterator: AsyncIterableIterator<U> = {
       [Symbol.asyncIterator]() {
         return iterator;
       },
       async next(): Promise<IteratorResult<U>> {
         for (;;) {
-          if (signal?.aborted) {
-            finish();
-            throw abortReason(signal);
-          }
           const u = buffer.shift();
           if (u !== undefined) return { value: u, done: false };
           if (done) {

@@ -1,5 +1,5 @@
 import { readWindow, withDeadline } from '@roster/kv-adapter';
-import { bestBroadcast, compareLeadership, formatHeader, MAX_HEADER_BYTES, parseBroadcast, parseHeader, sameLeadership, type Broadcast, type BroadcastHeader } from '@roster/follower';
+import { bestBroadcast, compareLeadership, formatHeader, MAX_HEADER_BYTES, parseBroadcast, parseHeader, sameLeadership, type Broadcast, type BroadcastHeader } from './broadcast.js';
 import { broadcastsOf, headerBytesOf, HEADER_SLACK, lazySlot, NOT_READ, SHARED_READ_FAILED, type LeaderSlot, type LeaderWindowOptions, type LeaderWindowRead, type OwnPublication } from './LeaderRead.js';
 
 export type { LeaderWindowOptions } from './LeaderRead.js';

@@ -1,5 +1,5 @@
 import { RosterError, withDeadline, writeMoving, type Clock, type CompoundKey, type KV } from '@roster/kv-adapter';
-import { formatMember, type Member } from '@roster/follower';
+import { formatMember, type Member } from './ids.js';
 
 /**
  * Joins a follower to the cluster by appending ` <id>` (or ` <id>:<weight>`) to

@@ -1,4 +1,5 @@
-import { type Broadcast, type BroadcastHeader, formatMember, isValidId, parseMember, type Member } from '@roster/follower';
+import { type Broadcast, type BroadcastHeader } from './broadcast.js';
+import { formatMember, isValidId, parseMember, type Member } from './ids.js';
 import { listEpoch } from './versions.js';
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Member } from '@roster/follower';
+import { type Member } from '../src/ids.js';
 import { applyListStep, diffLists, formatListStep, parseListStep, type ListId } from '../src/listStep.js';
 
 const from: ListId = { era: 3, nonce: 1, id: 'a', epoch: 4 };

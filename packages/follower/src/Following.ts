@@ -1,14 +1,32 @@
-import { isGoodbye, sameLeadership, type Broadcast } from '@roster/follower';
+import type { Clock, KV, Logger } from '@roster/kv-adapter';
+import { isGoodbye, sameLeadership, type Broadcast, type BroadcastHeader } from './broadcast.js';
+import type { FollowerTiming } from './FollowerTiming.js';
+import type { RosterKeys } from './keys.js';
 import { LeaderWindow } from './LeaderWindow.js';
 import { NOT_READ, readEveryNonce, type LeaderWindowRead, type OwnPublication } from './LeaderRead.js';
-import type { RosterKeys } from '@roster/follower';
-import type { ResolvedConfig } from './config.js';
+import type { ListCache } from './listStep.js';
 import { Staleness } from './Staleness.js';
 import { supersedes } from './versions.js';
-import type { Clock } from '@roster/kv-adapter';
-import type { LeaderInfo, Role } from './events.js';
-import type { NodeStats } from './NodeStats.js';
-import type { Timing } from './timing.js';
+
+/** What {@link Following.forNode} needs of a node's settings (`@roster/election`'s resolved options). */
+export interface FollowingSettings {
+  readonly kv: KV;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Longest one store command may take before it counts as failed. */
+  readonly operationTimeoutMs: number;
+  readonly timing: FollowerTiming;
+  /** Member lists shared with the other nodes of the process (see `ListCache`). */
+  readonly listCache?: ListCache;
+}
+
+/** Where a node counts what it did, by name (`@roster/election`'s `NodeStats`). */
+export interface Counters {
+  count(name: string): void;
+}
+
+/** A node's role in the protocol, as `@roster/election` names it (its `Role`). */
+export type NodeRole = 'follower' | 'candidate' | 'leader' | 'observer';
 
 /**
  * What a node knows of the leadership from its reads of the leader window and its PINGs: the best
@@ -17,8 +35,8 @@ import type { Timing } from './timing.js';
  */
 export class Following {
   readonly #window: LeaderWindow;
-  readonly #timing: Timing;
-  readonly #stats: NodeStats;
+  readonly #timing: FollowerTiming;
+  readonly #stats: Counters;
   /** The best leadership ever seen, at the highest version seen. */
   bestSeen: Broadcast | undefined;
   readonly staleness: Staleness;
@@ -28,11 +46,16 @@ export class Following {
   /** Whether this follower saw itself in the member list at its last step. */
   #listed = false;
   /**
-   * Whether the last read could not read the nonce where the leadership followed publishes (its
-   * read failed there, or no nonce answered) and saw no sign of it elsewhere: Version stillness
-   * seen through such reads says nothing of that leader (see {@link standReason}).
+   * The broadcast tracked for stillness when a read last failed on some nonce of the window (or
+   * reached none): while it is still the one tracked, this follower has not seen every nonce since
+   * the Version last moved, and its leader may be publishing where it could not look (see
+   * {@link standReason}).
    */
-  #leaderUnread = false;
+  #unreadWhileTracking: Broadcast | undefined;
+  /** Whether a read has failed on some nonce since the tracked broadcast was first seen. */
+  #sawUnread = false;
+  /** Local time at which a PONG was last found at this follower's id key. */
+  #lastPongAt: number | undefined;
   /** Whether the follower followed the best leadership known at its last step. */
   #following = false;
   readEwma: number | undefined;
@@ -43,7 +66,7 @@ export class Following {
    * header, and the whole window when the Version went still, or every `scanEveryMs`; a new list
    * is built from the steps the leader writes beside the broadcast when possible.
    */
-  static forNode(config: ResolvedConfig, keys: RosterKeys, stats: NodeStats): Following {
+  static forNode(config: FollowingSettings, keys: RosterKeys, stats: Counters): Following {
     const { kv, clock, logger, operationTimeoutMs, timing, listCache } = config;
     const window = new LeaderWindow({
       kv,
@@ -62,7 +85,7 @@ export class Following {
     return new Following(window, clock, timing, stats);
   }
 
-  constructor(window: LeaderWindow, clock: Clock, timing: Timing, stats: NodeStats) {
+  constructor(window: LeaderWindow, clock: Clock, timing: FollowerTiming, stats: Counters) {
     this.#window = window;
     this.#timing = timing;
     this.#stats = stats;
@@ -98,7 +121,10 @@ export class Following {
     // header only (its new list could not be read in time), is not still.
     const theirs = others?.tracked;
     if (moving && theirs && sameLeadership(theirs, { ...moving, members: [] }) && moving.version > theirs.version) others!.observe({ ...theirs, version: moving.version }, read.startedAt);
-    this.#leaderUnread = leaderUnread(this.bestSeen, read);
+    if (missedSome(read)) {
+      this.#unreadWhileTracking = this.staleness.tracked;
+      this.#sawUnread = true;
+    }
     const tracked = this.staleness.tracked;
     if (moving && sameLeadership(tracked, { ...moving, members: [] }) && moving.version > tracked!.version) {
       this.staleness.observe({ ...tracked!, version: moving.version }, read.startedAt);
@@ -119,7 +145,7 @@ export class Following {
    * leadership, or to the same leadership at a lower Version (its leader restarted after the store
    * lost its data), once the remembered one went still: the better one may exist nowhere any more.
    */
-  absorb(read: LeaderWindowRead, role: Role): Broadcast | undefined {
+  absorb(read: LeaderWindowRead, role: NodeRole): Broadcast | undefined {
     for (const b of read.broadcasts) this.maxEra = Math.max(this.maxEra, b.era);
     const best = read.best;
     if (best === undefined) return undefined;
@@ -145,6 +171,7 @@ export class Following {
 
   /** Takes in a PING step: a newer PONG moves the PONG clock and feeds the round-trip average. */
   pinged(lastPongAt: number | undefined, lastRttMs: number | undefined): void {
+    if (lastPongAt !== undefined) this.#lastPongAt = Math.max(this.#lastPongAt ?? lastPongAt, lastPongAt);
     if (lastPongAt === undefined || lastPongAt <= this.pongBase) return;
     this.pongBase = lastPongAt;
     if (lastRttMs !== undefined) this.rttEwma = ewma(this.rttEwma, lastRttMs);
@@ -161,48 +188,63 @@ export class Following {
    * claim is the best) the follower waits for the claim to confirm or go still, or claims would
    * keep overtaking one another.
    *
-   * Stillness is evidence only where the follower could look: while its reads cannot read the
-   * nonce where the leader it follows publishes (and see that leadership nowhere else), and that
-   * leader lists it, the follower does not stand on `stale` (nor, in {@link mayStandUnreachable},
-   * on reading nothing): it stands on `pong-timeout` alone, so a live leader that PONGs it is not
-   * replaced by one node's private trouble with one key.
+   * Stillness is evidence only where the follower could look: when a read has failed on some
+   * nonce of the window since the Version last moved (the leader may have moved its broadcast
+   * there), and the follower still finds PONGs (one within T + 2I), it does not stand on `stale`
+   * (nor, in {@link mayStandUnreachable}, on reading nothing): only PONG silence makes it stand, so a
+   * live leader that PONGs it is not replaced by one node's private trouble with some keys.
    */
-  standReason(now: number, delayMs: number, leader: LeaderInfo | undefined, listed: boolean): 'stale' | 'goodbye' | 'pong-timeout' | undefined {
+  standReason(now: number, delayMs: number, leader: Pick<BroadcastHeader, 'era' | 'nonce' | 'id'> | undefined, listed: boolean): 'stale' | 'goodbye' | 'pong-timeout' | undefined {
     const stale = this.staleness.isStale(now, this.#timing.timeoutMs + delayMs);
     if (stale && this.bestSeen && isGoodbye(this.bestSeen)) return 'goodbye';
     if (listed && !this.#listed) this.pongBase = now;
     this.#listed = listed;
     this.#following = leader !== undefined && sameLeadership(this.bestSeen, { ...leader, version: 0, members: [] });
-    if (stale && !this.#hearsOnly()) return 'stale';
+    if (stale && !this.#hearsOnly(now, delayMs)) return 'stale';
     return this.#pongSilent(now, delayMs) ? 'pong-timeout' : undefined;
   }
 
   /**
    * Whether a follower that could read no nonce at all for T may stand (`unreachable`): not while
-   * it follows a leader that lists it and the PONG path still hears that leader (see
-   * {@link standReason}); it stands on PONG silence instead.
+   * it follows a leader and still finds PONGs (see {@link standReason}); it stands once they stop
+   * for T + 2I.
    */
   mayStandUnreachable(now: number, delayMs: number): boolean {
-    return !this.#listed || !this.#following || this.#pongSilent(now, delayMs);
+    return !(this.#following && this.#hears(now, delayMs));
   }
 
   /** When the follower will stand if nothing changes (for a precise wake-up). */
   standAt(delayMs: number): number {
     const { timeoutMs, pongTimeoutMs } = this.#timing;
     const pong = this.#listed ? this.pongBase + pongTimeoutMs + delayMs : Infinity;
-    return this.#hearsOnly() ? pong : Math.min(this.staleness.staleAt(timeoutMs + delayMs), pong);
+    let stale = this.staleness.staleAt(timeoutMs + delayMs);
+    // Stillness seen with nonces unread counts only once the PONGs have stopped too.
+    if (this.#missedSinceChange() && this.#following && this.#lastPongAt !== undefined) stale = Math.max(stale, this.#lastPongAt + pongTimeoutMs + delayMs);
+    return Math.min(stale, pong);
   }
 
   /**
-   * True when stillness is no evidence and only the PONG path may make this follower stand: it
-   * cannot read the nonce where the leader it follows publishes (one key unreadable to this node
-   * alone, as through a stale routing table, or a shard dead for all), and that leader lists it,
-   * so it PONGs it every interval. One unreadable key is not a stale Version; a leader that PONGs
-   * is alive. A leader that died stops PONGing too, and the follower stands T + 2I after its last
-   * PONG (docs/protocol.md, "What a follower may conclude").
+   * True when stillness is no evidence and only PONG silence may make this follower stand: some
+   * nonce of the window could not be read since the tracked Version last moved (one key unreadable
+   * to this node alone, as through a stale routing table, or a shard dead for all: the leader may
+   * be publishing there), and the follower, following a leader, still finds PONGs. An unreadable
+   * key is not a stale Version; a PONG is a leader alive, and only a leader that lists this node
+   * PONGs it, whether or not this node could read that list. A leader that died stops PONGing
+   * too, and the follower stands T + 2I after the last PONG it found (docs/protocol.md, "What a
+   * follower may conclude").
    */
-  #hearsOnly(): boolean {
-    return this.#leaderUnread && this.#listed && this.#following;
+  #hearsOnly(now: number, delayMs: number): boolean {
+    return this.#missedSinceChange() && this.#following && this.#hears(now, delayMs);
+  }
+
+  /** Whether a read failed on some nonce since the tracked broadcast last changed. */
+  #missedSinceChange(): boolean {
+    return this.#sawUnread && this.#unreadWhileTracking === this.staleness.tracked;
+  }
+
+  /** A PONG found within T + 2I (plus the stand tier's delay) of `now`. */
+  #hears(now: number, delayMs: number): boolean {
+    return this.#lastPongAt !== undefined && now - this.#lastPongAt < this.#timing.pongTimeoutMs + delayMs;
   }
 
   /** No PONG found for T + 2I (plus the stand tier's delay) while listed by the leader followed. */
@@ -211,17 +253,9 @@ export class Following {
   }
 }
 
-/**
- * True when `read` could not read the nonce where `followed` publishes (its read failed there, or
- * no nonce answered) and showed nothing of that leadership elsewhere, not even a header.
- */
-function leaderUnread(followed: Broadcast | undefined, read: LeaderWindowRead): boolean {
-  if (followed === undefined) return false;
-  if (!read.reachable) return true;
-  if (read.broadcasts.some((b) => sameLeadership(b, followed))) return false;
-  if (read.moving && sameLeadership({ ...read.moving, members: [] }, followed)) return false;
-  const slot = read.slots.find((s) => s.nonce === followed.nonce);
-  return slot?.state === 'unavailable' && slot.error !== NOT_READ;
+/** True when `read` tried a nonce of the window and failed on it (a poll's nonces not read are not tried), or reached none. */
+function missedSome(read: LeaderWindowRead): boolean {
+  return !read.reachable || read.slots.some((s) => s.state === 'unavailable' && s.error !== NOT_READ);
 }
 
 /** An exponentially weighted moving average with weight 1/8 for the new sample. */

@@ -1,5 +1,5 @@
 import { withDeadline, writeMoving, type Clock, type CompoundKey, type KV } from '@roster/kv-adapter';
-import { formatPing, parseIdKeyValue } from '@roster/follower';
+import { formatPing, parseIdKeyValue } from './idKey.js';
 
 /**
  * A follower's side of the PING/PONG cycle, on its own id key, at one store command

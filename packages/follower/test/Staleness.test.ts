@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Broadcast } from '@roster/follower';
+import { type Broadcast } from '../src/broadcast.js';
 import { Staleness } from '../src/Staleness.js';
 
 const T = 5000;

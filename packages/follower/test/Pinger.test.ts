@@ -1,9 +1,8 @@
 import { CompoundKey, MemoryKV } from '@roster/kv-adapter';
 import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
 import { describe, expect, it } from 'vitest';
-import { parseIdKeyValue } from '@roster/follower';
+import { formatPing, parseIdKeyValue } from '../src/idKey.js';
 import { Pinger } from '../src/Pinger.js';
-import { formatPing } from '@roster/follower';
 
 const I = 100;
 

@@ -1,4 +1,4 @@
-import type { BroadcastHeader, Broadcast } from '@roster/follower';
+import type { BroadcastHeader, Broadcast } from './broadcast.js';
 import { withDeadline, type Clock, type KV } from '@roster/kv-adapter';
 import { applyListStep, listIdOf, parseListStep, sameListId, withMembers, type ListCache, type ListId, type ListStep } from './listStep.js';
 

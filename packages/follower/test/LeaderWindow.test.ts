@@ -1,7 +1,8 @@
 import { CompoundKey, MemoryKV, silentLogger } from '@roster/kv-adapter';
 import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
 import { describe, expect, it } from 'vitest';
-import { formatBroadcast, type Broadcast, type Member } from '@roster/follower';
+import { formatBroadcast, type Broadcast } from '../src/broadcast.js';
+import { type Member } from '../src/ids.js';
 import { LeaderWindow } from '../src/LeaderWindow.js';
 import { coversBelow } from '../src/LeaderRead.js';
 import { diffLists, ListCache, formatListStep, listIdOf, type ListId } from '../src/listStep.js';

@@ -1,4 +1,4 @@
-import { isClaim, isGoodbye, sameLeadership, type Broadcast } from '@roster/follower';
+import { isClaim, isGoodbye, sameLeadership, type Broadcast } from './broadcast.js';
 
 /**
  * Watches one broadcast for progress (as the protocol puts it, "any follower that sees no changes in the

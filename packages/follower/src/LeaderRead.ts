@@ -1,4 +1,4 @@
-import { formatBroadcast, formatHeader, type Broadcast, type BroadcastHeader } from '@roster/follower';
+import { formatBroadcast, formatHeader, type Broadcast, type BroadcastHeader } from './broadcast.js';
 import { isKeyFailure, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
 import type { ListCache, ListId } from './listStep.js';
 
