@@ -15,6 +15,7 @@ describe('the demo', () => {
     expect(run.output).toMatch(/killed the leader n\d+ \(pid \d+\) with SIGKILL/);
     expect(run.output).toMatch(/failover \d+\.\d\d s \(timeout 1\.00 s\): every survivor follows n\d+/);
     expect(run.output).toMatch(/elections: [1-9]\d*/);
+    expect(run.output).toMatch(/^ {2}two nodes reporting leader at once: never$/m);
     const f = failovers(run.output);
     expect(f.measured, run.output).toBeGreaterThanOrEqual(1);
     expect(f.min!).toBeLessThanOrEqual(f.median!);
@@ -72,6 +73,6 @@ describe('the demo', () => {
   it('bad arguments exit 2 with one line', async () => {
     const run = startDemo('--nodes', 'many');
     expect(await run.exited).toBe(2);
-    expect(run.output.trim()).toBe('roster demo: --nodes must be an integer from 1 to 50, got "many"');
+    expect(run.output.trim()).toBe('pnpm demo: --nodes must be an integer from 1 to 50, got "many"');
   });
 });

@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** `pnpm demo` without the build: the built entry point, run non-interactively (stdout is a pipe). */
-const DEMO = fileURLToPath(new URL('../../packages/cli/dist/demo/main.js', import.meta.url));
+/** `pnpm demo` without the build: the private @roster/demo's built entry point, run non-interactively (stdout is a pipe). */
+const DEMO = fileURLToPath(new URL('../../packages/demo/dist/main.js', import.meta.url));
 
 export interface DemoRun {
   readonly child: ReturnType<typeof spawn>;

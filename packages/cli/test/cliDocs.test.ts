@@ -1,14 +1,14 @@
 /**
  * docs/cli.md and `--help` come from the same tables: each command's options table, and the store
  * URL forms, sit in docs/cli.md between `<!-- NAME -->` and `<!-- /NAME -->` markers, and this test
- * fails when what is there is not what the tables give. To rewrite them after changing a flag:
+ * fails when what is there is not what the tables give. (`<!-- flags:demo -->` is the demo's:
+ * packages/demo/test/demoDocs.test.ts checks it.) To rewrite them after changing a flag:
  *
  *   ROSTER_UPDATE_DOCS=1 pnpm --filter @roster/cli exec vitest run test/cliDocs.test.ts
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CLUSTER_TEST_FLAGS } from '../src/commands/clusterTest.js';
-import { DEMO_FLAGS } from '../src/commands/demo.js';
 import { NODE_FLAGS } from '../src/commands/node.js';
 import { primaryFlagsMarkdown } from '../src/commands/primary.js';
 import { STORE_KINDS, storeFormsMarkdown } from '../src/internal/storeForms.js';
@@ -20,7 +20,6 @@ const DOC = new URL('../../../docs/cli.md', import.meta.url);
 const SECTIONS: Readonly<Record<string, () => string>> = {
   'flags:node': () => NODE_FLAGS.markdown(),
   'flags:primary': primaryFlagsMarkdown,
-  'flags:demo': () => DEMO_FLAGS.markdown(),
   'flags:cluster-test': () => CLUSTER_TEST_FLAGS.markdown(),
   'store-forms': storeFormsMarkdown,
   'tls-flags': tlsDocs,

@@ -1,7 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { clusterTestCommand, CLUSTER_TEST_FLAGS } from '../src/commands/clusterTest.js';
-import { DEMO_FLAGS, demoCommand } from '../src/commands/demo.js';
 import { commands } from '../src/commands/index.js';
 import { NODE_FLAGS, nodeCommand } from '../src/commands/node.js';
 import { PRIMARY_GET_FLAGS, PRIMARY_RUN_FLAGS, primaryCommand } from '../src/commands/primary.js';
@@ -54,7 +53,6 @@ const ROSTER_GLOBAL = ['--help', '-h'];
 const COMMANDS: readonly { name: string; help: string; tables: readonly TableLike[]; global: readonly string[] }[] = [
   { name: 'roster node', help: nodeCommand.help, tables: [like(NODE_FLAGS)], global: ROSTER_GLOBAL },
   { name: 'roster primary', help: primaryCommand.help, tables: [like(PRIMARY_RUN_FLAGS), like(PRIMARY_GET_FLAGS)], global: ROSTER_GLOBAL },
-  { name: 'roster demo', help: demoCommand.help, tables: [like(DEMO_FLAGS)], global: ROSTER_GLOBAL },
   { name: 'cluster-test', help: clusterTestCommand.help, tables: [like(CLUSTER_TEST_FLAGS)], global: [] },
 ];
 const PARSERS = COMMANDS.map((c) => ({ ...c, parsers: c.tables.map((t) => t.parseArgsOptions as Specs) }));
@@ -90,7 +88,7 @@ describe('every flag a --help names is one its command accepts', () => {
 describe('every flag a command accepts is in its --help, with its help line from the table', () => {
   for (const { name, help, tables } of COMMANDS) {
     it(name, () => {
-      const layout: HelpLayout = name === 'cluster-test' ? { column: 28 } : name === 'roster demo' ? { column: 21 } : {};
+      const layout: HelpLayout = name === 'cluster-test' ? { column: 28 } : {};
       for (const table of tables) {
         for (const key of table.keys) expect(help, table.name(key)).toContain(table.helpLines([key], layout).split('\n')[0]);
       }

@@ -1,5 +1,5 @@
-import type { OutputStream } from '../commands/Command.js';
-import type { NodeEvent } from '../node/nodeEvents.js';
+import type { NodeEvent, OutputStream } from '@roster/cli';
+import { verdict } from './ClusterChanges.js';
 import type { ClusterView, NodeView } from './ClusterView.js';
 import { elapsed, seconds, type DemoDisplay, type DemoInfo } from './DemoDisplay.js';
 
@@ -97,7 +97,8 @@ export class LiveDashboard implements DemoDisplay {
       leader?.leader
         ? `  leader ${this.#paint(leader.id, 32)}   era ${leader.leader.era}   token ${leader.leader.token}   version ${leader.version}${leader.nonce === undefined ? '' : `   nonce ${leader.nonce}`}`
         : `  leader ${this.#paint(view.pending ? 'none: election under way' : 'none yet', 33)}`,
-      `  elections ${view.elections}   failovers ${done.length}${last ? `, last ${seconds(last.durationMs!)} (timeout ${seconds(info.timeoutMs)})` : ''}`,
+      `  elections ${view.elections}   failovers ${done.length}${last ? `, last ${seconds(last.durationMs!)} (timeout ${seconds(info.timeoutMs)})` : ''}   two leaders at once: ${view.overlaps.length === 0 ? 'never' : this.#paint(`${view.overlaps.length}×`, 31)}`,
+      ...view.topology.map((c) => `  ${c.after === undefined ? `${c.kind}: under way (leader ${c.before.id}, era ${c.before.era})` : verdict(c)}`),
       '',
       this.#dim(`  ${'NODE'.padEnd(6)}${'PID'.padEnd(9)}${'ROLE'.padEnd(11)}${'FOLLOWS'.padEnd(9)}${'NONCE'.padEnd(7)}MEMBERS AS IT SEES THEM`),
       ...view.nodes.filter((n) => shown(n, view)).map((n) => this.#row(n)),

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ClusterView, median } from '../src/demo/ClusterView.js';
-import type { NodeEvent } from '../src/node/nodeEvents.js';
+import { ClusterView, median } from '../src/ClusterView.js';
+import type { NodeEvent } from '@roster/cli';
 
 const leaderLine = (id: string, leader: string, era: number, token: number): NodeEvent => ({
   ts: 0,
@@ -72,14 +72,41 @@ describe('the demo’s failover measurement', () => {
 
   it('keeps the broadcast nonce each node last reported, through ticks without one', () => {
     const view = settledCluster();
-    view.tick('n1', 'leader', 2, undefined, 0);
-    view.tick('n2', 'follower', 2, 1.5, 0);
+    view.tick({ id: 'n1', role: 'leader', version: 2, nonce: 0 }, 0);
+    view.tick({ id: 'n2', role: 'follower', version: 2, latencyMs: 1.5, nonce: 0 }, 0);
     expect(view.leaderNode?.nonce).toBe(0);
-    view.tick('n1', 'leader', 3, undefined, 1);
-    view.tick('n2', 'follower', 3, 1.5);
+    view.tick({ id: 'n1', role: 'leader', version: 3, nonce: 1 }, 0);
+    view.tick({ id: 'n2', role: 'follower', version: 3, latencyMs: 1.5 }, 0);
     expect(view.node('n1')?.nonce).toBe(1);
     expect(view.node('n2')?.nonce).toBe(0);
     expect(view.node('n3')?.nonce).toBeUndefined();
+  });
+
+  it('records every time two alive nodes report leader at once, from the first report to the first that ends it', () => {
+    const view = settledCluster();
+    expect(view.overlaps).toEqual([]);
+    view.tick({ id: 'n2', role: 'leader', version: 2 }, 100);
+    expect(view.leaders.map((n) => n.id)).toEqual(['n1', 'n2']);
+    expect(view.leaderNode).toBeUndefined();
+    view.tick({ id: 'n3', role: 'leader', version: 2 }, 150);
+    view.apply(roleLine('n1', 'follower'), 250);
+    expect(view.overlaps).toEqual([{ ids: ['n1', 'n2', 'n3'], from: 100, to: undefined }]);
+    view.tick({ id: 'n3', role: 'follower', version: 2 }, 300);
+    expect(view.overlaps).toEqual([{ ids: ['n1', 'n2', 'n3'], from: 100, to: 300 }]);
+    expect(view.overlapMs()).toBe(200);
+    expect(view.overlapsBetween(0, 99)).toEqual([]);
+    expect(view.overlapsBetween(250, 400)).toHaveLength(1);
+  });
+
+  it('a leader killed is no leader any more: its successor is no overlap', () => {
+    const view = settledCluster();
+    view.killed('n1', 100);
+    view.apply(roleLine('n2', 'leader'), 1200);
+    view.tick({ id: 'n1', role: 'leader', version: 2 }, 1210); // a late report of the dead process
+    expect(view.overlaps).toEqual([]);
+    expect(view.leadership).toBeUndefined(); // n2 does not follow itself yet
+    view.apply(leaderLine('n2', 'n2', 2, 20), 1200);
+    expect(view.leadership).toEqual({ id: 'n2', era: 2, token: 20n });
   });
 
   it('median', () => {

@@ -1,5 +1,5 @@
 import type { Role } from '@roster/election';
-import type { NodeEvent } from '../node/nodeEvents.js';
+import type { NodeEvent } from '@roster/cli';
 
 /** Where a demo node is in its life, as the main process knows it. */
 export type NodeLife = 'starting' | 'running' | 'stopping' | 'stopped' | 'killed' | 'crashed';
@@ -40,18 +40,70 @@ export interface Failover {
   durationMs?: number;
 }
 
+/**
+ * A time when two or more alive nodes reported `leader` at once, as the demo received their
+ * reports (their events and their once-an-interval ticks).
+ */
+export interface LeaderOverlap {
+  /** The nodes that reported leader, every one seen during the overlap. */
+  readonly ids: string[];
+  readonly from: number;
+  /** When it ended; `undefined` while it lasts. */
+  to: number | undefined;
+}
+
+/** What a node reports once an interval (see the worker's `tick` message). */
+export interface TickReport {
+  readonly id: string;
+  readonly role: Role;
+  readonly version: number;
+  readonly latencyMs?: number;
+  readonly nonce?: number;
+  readonly storeMs?: number;
+}
+
+/** One change of the Redis Cluster's topology made by `--cluster`, and what the nodes did through it. */
+export interface TopologyChange {
+  /** `graceful failover`, `resharding`, `master kill`. */
+  readonly kind: 'graceful failover' | 'resharding' | 'master kill';
+  /** What was done, in a phrase: `127.0.0.1:7001 → 127.0.0.1:7004`, `slot 1234 from … to …`. */
+  detail: string;
+  /** When it started (the demo's clock, ms). */
+  readonly at: number;
+  /** The leader, its era and fencing token, when the change started. */
+  readonly before: { readonly id: string; readonly era: number; readonly token: bigint };
+  /** The leader every alive node follows once the change was watched; `null`: they did not agree. */
+  after?: { readonly id: string; readonly era: number; readonly token: bigint } | null;
+  /** Elections during the change and the watch after it. */
+  elections?: number;
+  /** Times two nodes reported leader at once during the change and the watch. */
+  overlaps?: readonly LeaderOverlap[];
+  /** When the change itself was over (the topology settled, or the change failed). */
+  settledAt?: number;
+  /** When the watch after it ended. */
+  doneAt?: number;
+  /** True when the run ended before the watch had its full length. */
+  cutShort?: boolean;
+}
+
 const ALIVE: ReadonlySet<NodeLife> = new Set(['starting', 'running']);
 
 /**
- * The demo's model of the cluster: each node's reported view, the elections seen, and the
- * failovers measured from a kill to every survivor following a new leader. Pure bookkeeping, on
- * the timestamps it is given.
+ * The demo's model of the cluster: each node's reported view, the elections seen, the failovers
+ * measured from a kill to every survivor following a new leader, every time two nodes reported
+ * leader at once, and the Redis Cluster's topology changes (`--cluster`). Pure bookkeeping, on the
+ * timestamps it is given.
  */
 export class ClusterView {
   readonly #nodes = new Map<string, NodeView>();
   readonly failovers: Failover[] = [];
+  /** Every time two or more alive nodes reported leader at once, oldest first; the last may last still. */
+  readonly overlaps: LeaderOverlap[] = [];
+  /** The Redis Cluster's topology changes, oldest first (`--cluster`). */
+  readonly topology: TopologyChange[] = [];
   /** How many times a node became leader. */
   elections = 0;
+  #lastAt = 0;
 
   /** Every node ever started, in start order. */
   get nodes(): readonly NodeView[] {
@@ -80,15 +132,16 @@ export class ClusterView {
     if (view) view.pid = pid;
   }
 
-  /** The node's role, Version, PONG interval, broadcast nonce and store round trip now (sent every interval). */
-  tick(id: string, role: Role, version: number, latencyMs?: number, nonce?: number, storeMs?: number): void {
-    const view = this.#nodes.get(id);
+  /** The node's role, Version, PONG interval, broadcast nonce and store round trip at `at` (sent every interval). */
+  tick(report: TickReport, at: number): void {
+    const view = this.#nodes.get(report.id);
     if (!view || !ALIVE.has(view.life)) return;
-    view.role = role;
-    view.version = Math.max(view.version, version);
-    view.latencyMs = latencyMs;
-    view.storeMs = storeMs;
-    if (nonce !== undefined) view.nonce = nonce;
+    view.role = report.role;
+    view.version = Math.max(view.version, report.version);
+    view.latencyMs = report.latencyMs;
+    view.storeMs = report.storeMs;
+    if (report.nonce !== undefined) view.nonce = report.nonce;
+    this.#checkLeaders(at);
   }
 
   /**
@@ -115,6 +168,7 @@ export class ClusterView {
         view.life = 'stopped';
         break;
     }
+    this.#checkLeaders(at);
     return this.#completeFailover(at);
   }
 
@@ -122,12 +176,14 @@ export class ClusterView {
   stopping(id: string): void {
     const view = this.#nodes.get(id);
     if (view && ALIVE.has(view.life)) view.life = 'stopping';
+    this.#checkLeaders(this.#lastAt);
   }
 
   /** The node's task ended: gracefully (`stopped`) or not (`crashed`, unless it was killed). */
   ended(id: string, how: 'stopped' | 'crashed'): void {
     const view = this.#nodes.get(id);
     if (view && view.life !== 'killed') view.life = how;
+    this.#checkLeaders(this.#lastAt);
   }
 
   /**
@@ -138,6 +194,7 @@ export class ClusterView {
     if (!view) return undefined;
     const wasLeader = view.role === 'leader';
     view.life = 'killed';
+    this.#checkLeaders(at);
     if (!wasLeader) return undefined;
     const failover: Failover = {
       victim: id,
@@ -175,6 +232,40 @@ export class ClusterView {
         (n === leader || n.role === 'follower') &&
         n.leader?.id === leader.id && n.members.length === ids.length && n.members.every((m, i) => m === ids[i]),
     );
+  }
+
+  /** The alive nodes that report leader now, in start order. */
+  get leaders(): NodeView[] {
+    return this.alive.filter((n) => n.role === 'leader');
+  }
+
+  /** The leader, its era and token, when exactly one alive node leads and knows its leadership. */
+  get leadership(): { readonly id: string; readonly era: number; readonly token: bigint } | undefined {
+    const leader = this.leaderNode;
+    return leader && leader.leader?.id === leader.id ? leader.leader : undefined;
+  }
+
+  /** The overlaps that touched `[from, to]` (an overlap still open counts as lasting until `to`). */
+  overlapsBetween(from: number, to: number): LeaderOverlap[] {
+    return this.overlaps.filter((o) => o.from <= to && (o.to ?? to) >= from);
+  }
+
+  /** How long two nodes reported leader at once in all, up to `at` for an overlap still open. */
+  overlapMs(at: number = this.#lastAt): number {
+    return this.overlaps.reduce((sum, o) => sum + ((o.to ?? at) - o.from), 0);
+  }
+
+  /** Opens an overlap when two or more alive nodes report leader, closes it when at most one does. */
+  #checkLeaders(at: number): void {
+    this.#lastAt = Math.max(this.#lastAt, at);
+    const leaders = this.leaders.map((n) => n.id);
+    const open = this.overlaps.at(-1)?.to === undefined ? this.overlaps.at(-1) : undefined;
+    if (leaders.length >= 2) {
+      if (!open) this.overlaps.push({ ids: leaders, from: at, to: undefined });
+      else for (const id of leaders) if (!open.ids.includes(id)) open.ids.push(id);
+    } else if (open) {
+      open.to = at;
+    }
   }
 
   #completeFailover(at: number): Failover | undefined {

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { LocalRedisShard } from '@roster/kv-adapter/testing';
+import type { LocalRedisCluster } from '@roster/kv-adapter/testing';
 import type Tinypool from 'tinypool';
 import type { ClusterView } from './ClusterView.js';
 import { seconds, type DemoDisplay } from './DemoDisplay.js';
@@ -17,19 +17,25 @@ export interface DemoRunSettings {
   readonly verbose: boolean;
 }
 
-/** The nodes of one demo run: starting, killing, stopping them, and routing their messages. */
+/**
+ * The nodes of one demo run: starting, killing, stopping them, and routing their messages. The
+ * faults it stages, its own leader kills and the Redis Cluster's topology changes
+ * (`ClusterChanges`), run one at a time, each from a cluster at rest ({@link alone}), so that each
+ * one's effect is its own.
+ */
 export class DemoRun {
   readonly #tasks = new Map<string, Promise<void>>();
   readonly #senders = new Map<string, (message: MainMessage) => void>();
   /** The leader and the nonce it last broadcast at, to tell when the broadcast moves. */
   #leaderNonce: { readonly id: string; readonly nonce: number } | undefined;
-  /** The master killed by {@link killLeaderShard}, until {@link restartShard}. */
-  #deadShard: LocalRedisShard | undefined;
-  /** Set by {@link killLeaderShard} until the leader's broadcast is seen to move: no leader kill meanwhile. */
-  #shardKill: { readonly at: number; readonly leader: string } | undefined;
+  /** True while a fault runs under {@link alone}. */
+  #busy = false;
   #counter = 0;
   #hellos = 0;
   #onHello: (() => void)[] = [];
+  /** Why the nodes could not all start: the first that ended before its hello, or a worker that failed. */
+  #startFailure: Error | undefined;
+  #allStarted = false;
 
   constructor(
     private readonly pool: Tinypool,
@@ -40,12 +46,34 @@ export class DemoRun {
     private readonly now: () => number,
   ) {}
 
-  /** Resolves once `n` nodes have said hello. */
+  /** The store's Redis Cluster, for `--cluster`. */
+  get cluster(): LocalRedisCluster | undefined {
+    return this.store.cluster;
+  }
+
+  /**
+   * A worker process of the pool failed (tinypool's `error`). Before every node has said hello,
+   * that is a worker that could not start (a broken build, a missing module): {@link started}
+   * rejects with it rather than wait for a hello that will never come.
+   */
+  poolError(error: Error): void {
+    if (this.#startFailure || this.#allStarted) return;
+    this.#startFailure = new Error(`a worker process could not start: ${error.message}`);
+    for (const fn of this.#onHello.splice(0)) fn();
+  }
+
+  /**
+   * Resolves once `n` nodes have said hello; rejects as soon as one ended before it did, or a
+   * worker process failed meanwhile ({@link poolError}): there is nothing to show.
+   */
   started(n: number): Promise<void> {
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       const check = (): void => {
-        if (this.#hellos >= n) resolve();
-        else this.#onHello.push(check);
+        if (this.#startFailure) reject(this.#startFailure);
+        else if (this.#hellos >= n) {
+          this.#allStarted = true;
+          resolve();
+        } else this.#onHello.push(check);
       };
       check();
     });
@@ -85,10 +113,13 @@ export class DemoRun {
       () => this.view.ended(id, 'stopped'),
       (error: unknown) => {
         const node = this.view.node(id);
-        if (node && node.life !== 'killed') {
-          this.display.note(this.now(), `${id} exited unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
-        }
+        const message = error instanceof Error ? error.message : String(error);
+        if (node && node.life !== 'killed') this.display.note(this.now(), `${id} exited unexpectedly: ${message}`);
         this.view.ended(id, 'crashed');
+        if (node?.pid === undefined && !this.#startFailure) {
+          this.#startFailure = new Error(`${id} ended before it started: ${message}`);
+          for (const fn of this.#onHello.splice(0)) fn();
+        }
       },
     );
     this.#tasks.set(id, done);
@@ -104,7 +135,9 @@ export class DemoRun {
         for (const fn of this.#onHello.splice(0)) fn();
         return;
       case 'event': {
+        const overlaps = this.view.overlaps.length;
         const failover = this.view.apply(m.event, at);
+        this.#noteOverlap(overlaps, at);
         this.display.event(at, m.event);
         if (failover?.newLeader) {
           this.display.note(
@@ -115,14 +148,13 @@ export class DemoRun {
         return;
       }
       case 'tick': {
-        this.view.tick(m.id, m.role, m.version, m.latencyMs, m.nonce, m.storeMs);
+        const overlaps = this.view.overlaps.length;
+        this.view.tick(m, at);
+        this.#noteOverlap(overlaps, at);
         const leader = this.view.leaderNode;
         if (leader?.id === m.id && m.nonce !== undefined) {
           const moved = this.#leaderNonce !== undefined && this.#leaderNonce.id === m.id && this.#leaderNonce.nonce !== m.nonce;
-          if (moved) {
-            this.display.note(at, `${m.id} still leads; its broadcast moved from nonce ${this.#leaderNonce!.nonce} to nonce ${m.nonce}`);
-            this.#shardKill = undefined;
-          }
+          if (moved) this.display.note(at, `${m.id} still leads; its broadcast moved from nonce ${this.#leaderNonce!.nonce} to nonce ${m.nonce}`);
           this.#leaderNonce = { id: m.id, nonce: m.nonce };
         }
         this.display.changed();
@@ -139,67 +171,47 @@ export class DemoRun {
     }
   }
 
-  /** Every `everyMs`, once the cluster is at rest, SIGKILLs the leader's process and starts a node in its place. */
+  /** Says so when two nodes report leader at once (a new overlap since there were `before`). */
+  #noteOverlap(before: number, at: number): void {
+    for (const o of this.view.overlaps.slice(before)) this.display.note(at, `two nodes report leader at once: ${o.ids.join(' and ')}`);
+  }
+
+  /**
+   * Runs `work` once the cluster is at rest ({@link ClusterView.settled}), `ready` holds and no
+   * other fault runs, and lets no other fault start until it is done. Rejects when `signal` aborts
+   * while waiting.
+   */
+  async alone<T>(signal: AbortSignal, work: () => Promise<T>, ready: () => boolean = () => true): Promise<T> {
+    while (this.#busy || !this.view.settled || !ready()) await delay(50, undefined, { signal });
+    this.#busy = true;
+    try {
+      return await work();
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  /**
+   * Every `everyMs` (or later: {@link alone}), SIGKILLs the leader's process and starts a node in
+   * its place.
+   */
   async killLeaders(everyMs: number, signal: AbortSignal): Promise<void> {
     try {
       for (;;) {
         await delay(everyMs, undefined, { signal });
-        while (!this.view.settled || this.#awaitingMove()) await delay(50, undefined, { signal });
-        const victim = this.view.leaderNode;
-        if (!victim?.pid) continue;
-        process.kill(victim.pid, 'SIGKILL');
-        this.view.killed(victim.id, this.now());
-        this.display.note(this.now(), `killed the leader ${victim.id} (pid ${victim.pid}) with SIGKILL`);
-        await this.#tasks.get(victim.id);
-        if (signal.aborted) return;
-        this.startNode();
+        await this.alone(signal, async () => {
+          const victim = this.view.leaderNode;
+          if (!victim?.pid) return;
+          process.kill(victim.pid, 'SIGKILL');
+          this.view.killed(victim.id, this.now());
+          this.display.note(this.now(), `killed the leader ${victim.id} (pid ${victim.pid}) with SIGKILL`);
+          await this.#tasks.get(victim.id);
+          if (!signal.aborted) this.startNode();
+        });
       }
     } catch (error) {
       if (!signal.aborted) throw error;
     }
-  }
-
-  /**
-   * Cluster mode: SIGKILLs the Redis Cluster master that serves the leader key at the nonce the
-   * leader broadcasts at now (waiting, up to `signal`, for the cluster to be at rest first).
-   */
-  async killLeaderShard(signal: AbortSignal): Promise<void> {
-    const cluster = this.store.cluster;
-    if (!cluster || this.#deadShard) return;
-    for (;;) {
-      const leader = this.view.leaderNode;
-      if (this.view.settled && leader?.nonce !== undefined) {
-        const key = `roster/${this.options.cluster}/${this.options.env}/leader ${leader.nonce}`;
-        const shard = await cluster.shardFor(key);
-        const pid = shard.pid;
-        await cluster.kill(shard);
-        this.#deadShard = shard;
-        this.#shardKill = { at: this.now(), leader: leader.id };
-        this.display.note(this.now(), `killed the Redis master ${shard.address} (pid ${pid}) with SIGKILL: it serves "${key}", where leader ${leader.id} broadcasts`);
-        return;
-      }
-      await delay(50, undefined, { signal });
-    }
-  }
-
-  /**
-   * True while the leader key's master was just killed and the same leader has not yet been seen
-   * broadcasting at another nonce (for at most 5 T): a leader kill would hide the move.
-   */
-  #awaitingMove(): boolean {
-    const k = this.#shardKill;
-    if (!k) return false;
-    if (this.view.leaderNode?.id !== k.leader || this.now() - k.at > 5 * this.options.timeoutMs) this.#shardKill = undefined;
-    return this.#shardKill !== undefined;
-  }
-
-  /** Cluster mode: starts the killed master again (it rejoins with its slots, and no data). */
-  async restartShard(): Promise<void> {
-    const shard = this.#deadShard;
-    if (!shard || !this.store.cluster) return;
-    await this.store.cluster.restart(shard);
-    this.#deadShard = undefined;
-    this.display.note(this.now(), `restarted the Redis master ${shard.address} (pid ${shard.pid}), empty`);
   }
 
   /** Stops every node gracefully (each leaves, or resigns), waiting at most a few seconds. */

@@ -6,7 +6,7 @@
 import { createNode, type RosterNode } from '@roster/election';
 import { InstrumentedKV } from '@roster/http';
 import { RedisKV, type KV, type Logger } from '@roster/kv-adapter';
-import { toNodeEvent } from '../node/nodeEvents.js';
+import { toNodeEvent } from '@roster/cli/internal';
 import { BridgeKV } from './kvBridge.js';
 import { isOwnMessage, type MainMessage, type WorkerMessage, type WorkerResult, type WorkerTask } from './messages.js';
 

@@ -7,8 +7,8 @@ import { LOOPBACK_HOST, LocalRedisCluster, freeLoopbackPort, redisCommand, waitF
 import type { WorkerStore } from './messages.js';
 
 /**
- * Which store the demo brings up: a real `redis-server`, a local 3-master Redis Cluster
- * (`cluster`), the in-process one, or whichever of the first and the last is possible.
+ * Which store the demo brings up: a real `redis-server`, a local Redis Cluster of 3 masters with a
+ * replica each (`cluster`), the in-process one, or whichever of the first and the last is possible.
  */
 export type DemoStoreKind = 'auto' | 'redis' | 'cluster' | 'memory';
 
@@ -22,7 +22,7 @@ export interface DemoStore {
   readonly kv: KV | undefined;
   /** The `redis-server` process id, for Redis. */
   readonly pid: number | undefined;
-  /** The Redis Cluster, for `cluster`: its masters can be killed and restarted. */
+  /** The Redis Cluster, for `cluster`: its masters can be failed over, resharded, killed and restarted. */
   readonly cluster?: LocalRedisCluster;
   /** Stops what was started. Idempotent. */
   stop(): Promise<void>;
@@ -39,17 +39,19 @@ export function findRedisServer(env: Readonly<Record<string, string | undefined>
 
 /**
  * Brings up the demo's store: the system's `redis-server` on a free loopback port
- * (`kind` `"redis"`, or `"auto"` when one is installed), a 3-master Redis Cluster of that binary
- * (`"cluster"`, see {@link LocalRedisCluster}), else a `MemoryKV` in this process that
- * the workers reach over IPC.
+ * (`kind` `"redis"`, or `"auto"` when one is installed), a Redis Cluster of that binary with 3
+ * masters and a replica each, `cluster-node-timeout` 1 s (`"cluster"`, see {@link LocalRedisCluster}:
+ * a killed master's replica takes over within a few seconds), else a `MemoryKV` in this process
+ * that the workers reach over IPC.
  */
 export async function startDemoStore(kind: DemoStoreKind, env: Readonly<Record<string, string | undefined>>): Promise<DemoStore> {
   const binary = kind === 'memory' ? undefined : findRedisServer(env);
   if (kind === 'cluster') {
     if (binary === undefined) throw new Error('no redis-server found for a Redis Cluster (install redis-server, or set REDISMS_SYSTEM_BINARY)');
-    const cluster = await LocalRedisCluster.start({ binary, masters: 3 });
+    // A topology change that has not settled within 15 s is reported as failed rather than waited on.
+    const cluster = await LocalRedisCluster.start({ binary, masters: 3, replicas: 1, nodeTimeoutMs: 1000, readyTimeoutMs: 15_000 });
     return {
-      description: `a Redis Cluster of ${cluster.shards.length} masters (${binary}) at ${cluster.url}`,
+      description: `a Redis Cluster of ${cluster.shards.length} masters with a replica each (${binary}) at ${cluster.url}`,
       worker: { kind: 'redis', url: cluster.url },
       kv: undefined,
       pid: undefined,

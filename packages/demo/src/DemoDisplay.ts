@@ -1,5 +1,4 @@
-import type { OutputStream } from '../commands/Command.js';
-import type { NodeEvent } from '../node/nodeEvents.js';
+import type { NodeEvent, OutputStream } from '@roster/cli';
 
 /** What the screen shows of the demo, besides the cluster itself. */
 export interface DemoInfo {

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DASHBOARD_CSS, jsonForScript } from '../node/dashboardHtml.js';
-import { describeNodeEvent, type NodeEvent } from '../node/nodeEvents.js';
+import type { NodeEvent } from '@roster/cli';
+import { DASHBOARD_CSS, describeNodeEvent, jsonForScript } from '@roster/cli/internal';
+import { verdict } from './ClusterChanges.js';
 import type { ClusterView } from './ClusterView.js';
 import { elapsed, type DemoDisplay, type DemoInfo } from './DemoDisplay.js';
 
@@ -35,6 +36,25 @@ export interface DemoSnapshot {
     readonly latencyMs: number | null;
     /** The node's store round trip in ms: a moving average of its store operations. */
     readonly storeMs: number | null;
+  }[];
+  /** The alive nodes that report leader now: one, or none during an election; two would be a fault. */
+  readonly leadersNow: readonly string[];
+  /** Every time two alive nodes reported leader at once: how many times, and how long in all (ms). */
+  readonly twoLeaders: { readonly times: number; readonly ms: number };
+  /** `--cluster`: the Redis Cluster's topology changes so far, each with what it did to the leadership. */
+  readonly topology: readonly {
+    readonly kind: string;
+    readonly detail: string;
+    /** The leader and era when it started. */
+    readonly before: { readonly id: string; readonly era: number };
+    /** The leader and era every node followed once it was watched; null: not yet judged, or no agreement. */
+    readonly after: { readonly id: string; readonly era: number } | null;
+    readonly judged: boolean;
+    readonly elections: number | null;
+    /** Times two nodes reported leader at once during it. */
+    readonly twoLeaders: number | null;
+    /** The line the log shows once it is judged. */
+    readonly verdict: string | null;
   }[];
   /** The kills, starts, failovers and node events, newest last. */
   readonly log: readonly string[];
@@ -148,6 +168,18 @@ export class DemoWeb implements DemoDisplay {
         latencyMs: n.role === 'follower' ? (n.latencyMs ?? null) : null,
         storeMs: n.storeMs ?? null,
       })),
+      leadersNow: view.leaders.map((n) => n.id),
+      twoLeaders: { times: view.overlaps.length, ms: view.overlapMs(this.#now()) },
+      topology: view.topology.map((c) => ({
+        kind: c.kind,
+        detail: c.detail,
+        before: { id: c.before.id, era: c.before.era },
+        after: c.after ? { id: c.after.id, era: c.after.era } : null,
+        judged: c.after !== undefined,
+        elections: c.elections ?? null,
+        twoLeaders: c.overlaps?.length ?? null,
+        verdict: c.after === undefined ? null : verdict(c),
+      })),
       log: [...this.#log],
     };
   }
@@ -208,7 +240,9 @@ td.members{font-size:.85em;color:var(--muted)}
 <div class="grid" style="margin-top:10px">
 <div class="card"><h3>leader</h3><div class="big" id="leader">–</div><div class="sub" id="leader-detail"></div></div>
 <div class="card"><h3>failovers</h3><div class="big" id="failovers">0</div><div class="sub" id="failover-detail"></div></div>
+<div class="card"><h3>two leaders at once</h3><div class="big" id="two-leaders">never</div><div class="sub">alive nodes reporting leader at the same time</div></div>
 </div>
+<div id="topology-box" hidden><h2>Redis Cluster changes</h2><ul id="topology"></ul></div>
 <h2>nodes</h2>
 <div class="scroll"><table><thead><tr><th>node</th><th>pid</th><th>role</th><th>follows</th><th>nonce</th><th title="a moving average of the node's store operations, from call to answer">store round trip</th><th title="from the node's PING to finding the leader's PONG: about the interval I when every PING is answered">PONG interval</th><th>members as it sees them</th></tr></thead><tbody id="nodes"></tbody></table></div>
 <h2>event log</h2>
@@ -256,6 +290,15 @@ function render(s) {
     });
     rows.append(tr);
   }
+  text("two-leaders", s.twoLeaders.times === 0 ? "never" : s.twoLeaders.times + "× (" + (s.twoLeaders.ms / 1000).toFixed(2) + " s)");
+  $("two-leaders").className = "big " + (s.twoLeaders.times === 0 ? "ok" : "bad");
+  $("topology-box").hidden = s.topology.length === 0;
+  $("topology").replaceChildren(...s.topology.map((c) => {
+    const li = document.createElement("li");
+    li.textContent = c.verdict !== null ? c.verdict + (c.detail ? " · " + c.detail : "") : c.kind + (c.detail ? " " + c.detail : "") + ": under way (leader " + c.before.id + ", era " + c.before.era + ")";
+    if (c.verdict !== null) li.className = c.after && c.after.id === c.before.id && c.after.era === c.before.era && c.elections === 0 && c.twoLeaders === 0 ? "ok" : "bad";
+    return li;
+  }));
   text("log", s.log.slice().reverse().join("\\n"));
 }
 render(JSON.parse($("initial").textContent));

@@ -1,6 +1,6 @@
 import type { KVCapabilities } from '@roster/kv-adapter';
 import type { Role } from '@roster/election';
-import type { NodeEvent } from '../node/nodeEvents.js';
+import type { NodeEvent } from '@roster/cli';
 import type { KVReply, KVRequest } from './kvBridge.js';
 
 /** Where a demo worker finds the store. */

@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { CliIO } from '../commands/Command.js';
-import { CliError, ExitCode } from '../CliError.js';
-import { StopRequest } from '../internal/StopRequest.js';
+import { CliError, ExitCode, type CliIO } from '@roster/cli';
+import { StopRequest } from '@roster/cli/internal';
+import { CLUSTER_CHANGES, reshardHoldMs, runClusterChanges, watchMs } from './ClusterChanges.js';
 import { ClusterView } from './ClusterView.js';
-import { PlainLog, TeeDisplay, type DemoDisplay, type DemoInfo } from './DemoDisplay.js';
+import { PlainLog, TeeDisplay, seconds, type DemoDisplay, type DemoInfo } from './DemoDisplay.js';
 import { DemoRun } from './DemoRun.js';
 import { startDemoStore, type DemoStore, type DemoStoreKind } from './DemoStore.js';
 import { DemoWeb } from './DemoWeb.js';
@@ -24,8 +24,9 @@ export interface DemoOptions {
   /** The timeout T. @defaultValue 1000 */
   readonly timeoutMs?: number;
   /**
-   * Which store to bring up. `"cluster"`: a local 3-master Redis Cluster, whose master serving the
-   * leader key is SIGKILLed a third into the run and restarted two thirds into it. @defaultValue "auto"
+   * Which store to bring up. `"cluster"`: a local Redis Cluster of 3 masters with a replica each,
+   * through a graceful failover of the leader key's master, a live resharding of its slot and a
+   * master SIGKILLed (see `runClusterChanges`). @defaultValue "auto"
    */
   readonly store?: DemoStoreKind;
   /** A plain log even on a terminal. @defaultValue false */
@@ -89,7 +90,7 @@ export async function runDemo(options: DemoOptions, io: CliIO): Promise<number> 
         web = await DemoWeb.listen('127.0.0.1', o.webPort, view, base, now);
       } catch (error) {
         await store.stop().catch(() => undefined);
-        throw new CliError(`roster demo: cannot serve the web page on port ${o.webPort}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new CliError(`pnpm demo: cannot serve the web page on port ${o.webPort}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
       }
     }
     const info: DemoInfo = web ? { ...base, url: web.url } : base;
@@ -106,8 +107,11 @@ export async function runDemo(options: DemoOptions, io: CliIO): Promise<number> 
       env: { ...io.env } as Record<string, string>,
     });
     const shown = display;
-    pool.on('error', (error: Error) => shown.note(now(), `worker pool: ${error.message}`));
     const run = new DemoRun(pool, store, view, display, { cluster: 'demo', env: 'demo', ...o }, now);
+    pool.on('error', (error: Error) => {
+      shown.note(now(), `worker pool: ${error.message}`);
+      run.poolError(error);
+    });
     let code: number = ExitCode.ok;
     try {
       code = await Promise.race([drive(run, view, display, o, stop, now), stop.forced]);
@@ -133,12 +137,23 @@ async function drive(
   now: () => number,
 ): Promise<number> {
   for (let i = 0; i < o.nodes; i++) run.startNode();
-  await Promise.race([run.started(o.nodes), stop.whenRequested()]);
+  try {
+    await Promise.race([run.started(o.nodes), stop.whenRequested()]);
+  } catch (error) {
+    // A worker that cannot even start (a broken build, a missing module): say why, and end.
+    display.note(now(), `cannot start the nodes: ${error instanceof Error ? error.message : String(error)}`);
+    display.freeze();
+    await run.stopAll(Promise.resolve());
+    return ExitCode.failure;
+  }
   const runEnd = new AbortController();
   const until = AbortSignal.any([runEnd.signal, stop.signal]);
   if (!stop.signal.aborted) display.running(now(), now() + o.durationSeconds * 1000);
   const killing = o.killEverySeconds > 0 ? run.killLeaders(o.killEverySeconds * 1000, until) : Promise.resolve();
-  const shardFault = o.store === 'cluster' ? shardKillAndRestart(run, display, o.durationSeconds * 1000, until, now) : Promise.resolve();
+  const cluster = run.cluster;
+  const changes = cluster
+    ? runClusterChanges(run, cluster, view, display, { cluster: 'demo', env: 'demo', intervalMs: o.intervalMs, timeoutMs: o.timeoutMs, durationMs: o.durationSeconds * 1000 }, until, now)
+    : Promise.resolve();
   void (async () => {
     await delay(o.durationSeconds * 1000, undefined, { signal: stop.signal });
     runEnd.abort();
@@ -150,24 +165,8 @@ async function drive(
   await stop.whenRequested();
   runEnd.abort();
   display.freeze();
-  await run.stopAll(Promise.all([killing, shardFault]).then(() => undefined));
+  await run.stopAll(Promise.all([killing, changes]).then(() => undefined));
   return 0;
-}
-
-/**
- * Cluster mode: a third into the run, SIGKILLs the master serving the leader key's current nonce;
- * two thirds into it, starts that master again. The nodes must carry on throughout.
- */
-async function shardKillAndRestart(run: DemoRun, display: DemoDisplay, durationMs: number, signal: AbortSignal, now: () => number): Promise<void> {
-  try {
-    const start = now();
-    await delay(durationMs / 3, undefined, { signal });
-    await run.killLeaderShard(signal);
-    await delay(Math.max(0, start + (2 * durationMs) / 3 - now()), undefined, { signal });
-    await run.restartShard();
-  } catch (error) {
-    if (!signal.aborted) display.note(now(), `shard fault: ${error instanceof Error ? error.message : String(error)}`);
-  }
 }
 
 async function startStore(kind: DemoStoreKind, io: CliIO): Promise<DemoStore> {
@@ -175,7 +174,7 @@ async function startStore(kind: DemoStoreKind, io: CliIO): Promise<DemoStore> {
     return await startDemoStore(kind, io.env);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new CliError(`roster demo: cannot start the store: ${message}`, { exitCode: ExitCode.failure, cause: error });
+    throw new CliError(`pnpm demo: cannot start the store: ${message}`, { exitCode: ExitCode.failure, cause: error });
   }
 }
 
@@ -184,8 +183,19 @@ function plainHeader(info: DemoInfo, store: DemoStore): string {
   return [
     `roster demo: store: ${store.description}${store.pid ? ` (pid ${store.pid})` : ''}`,
     `roster demo: ${info.nodes} nodes, interval ${info.intervalMs} ms, timeout ${info.timeoutMs} ms, ${kills}, for ${info.durationSeconds} s`,
-    ...(store.cluster ? [`roster demo: the master serving the leader key is killed at +${(info.durationSeconds / 3).toFixed(1)}s and restarted at +${((2 * info.durationSeconds) / 3).toFixed(1)}s of the run`] : []),
+    ...(store.cluster ? clusterPlan(info) : []),
     ...(info.url ? [`roster demo: watch every node live at ${info.url}`] : []),
     '',
   ].join('\n');
+}
+
+/** What `--cluster` will do, and when: the header's lines before the URL. */
+function clusterPlan(info: DemoInfo): string[] {
+  const at = (fraction: number): string => `+${(fraction * info.durationSeconds).toFixed(1)}s`;
+  const [failover, reshard, kill] = CLUSTER_CHANGES;
+  return [
+    `roster demo: Redis Cluster changes, each aimed at the leader key's nonce where the leader broadcasts, once the nodes are at rest, watched ${seconds(watchMs(info))} after it:`,
+    `roster demo:   from ${at(failover!.dueAt)} of the run, a graceful failover of its master; from ${at(reshard!.dueAt)}, a resharding of its slot held MIGRATING ${seconds(reshardHoldMs(info.intervalMs))};`,
+    `roster demo:   from ${at(kill!.dueAt)}, its master SIGKILLed (the cluster promotes the replica); no leader kill meanwhile`,
+  ];
 }

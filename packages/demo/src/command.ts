@@ -1,14 +1,12 @@
 import { checkNodeOptions } from '@roster/election';
-import { DEMO_DEFAULTS, runDemo } from '../demo/runDemo.js';
-import { configProblem, NODE_TIMING, type Timing } from '../internal/configProblems.js';
-import { defineFlags, flag, helpFlag } from '../internal/flags.js';
-import { problem } from '../internal/problems.js';
-import type { Command } from './Command.js';
+import type { Command } from '@roster/cli';
+import { configProblem, defineFlags, flag, helpFlag, NODE_TIMING, problem, type Timing } from '@roster/cli/internal';
+import { DEMO_DEFAULTS, runDemo } from './runDemo.js';
 
-const NAME = 'roster demo';
+const NAME = 'pnpm demo';
 const d = DEMO_DEFAULTS;
 
-/** The flags of `roster demo`. */
+/** The flags of `pnpm demo`, declared in `@roster/cli`'s one table (parser, `--help`, docs/cli.md). */
 export const DEMO_FLAGS = defineFlags(NAME, {
   nodes: flag.integer('nodes', { placeholder: 'N', min: 1, max: 50, help: 'nodes at a time', defaultValue: d.nodes }),
   durationSeconds: flag.decimal('duration', { placeholder: 'S', unit: 'seconds', help: 'seconds to run, once every node is up', defaultValue: d.durationSeconds }),
@@ -22,7 +20,7 @@ export const DEMO_FLAGS = defineFlags(NAME, {
     help: 'the store the demo brings up: auto (a redis-server when one is installed, else in-process), redis, cluster (a local Redis Cluster) or memory (in-process)',
   }),
   cluster: flag.boolean('cluster', {
-    help: "the same as --store cluster: a local Redis Cluster of 3 masters (redis-server); a third into the run the master serving the leader key's current nonce is SIGKILLed, two thirds into it it is restarted",
+    help: "the same as --store cluster: a local Redis Cluster of 3 masters with a replica each (redis-server), where the leader key's master is failed over gracefully, its slot resharded live, and a master SIGKILLed (its replica promoted), each with the leader watched",
   }),
   webPort: flag.custom('web-port', {
     placeholder: 'PORT|off',
@@ -39,19 +37,23 @@ export const DEMO_FLAGS = defineFlags(NAME, {
 
 const F = DEMO_FLAGS;
 
-const HELP = `Usage: roster demo [options]        (from a clone: pnpm demo [options])
+const HELP = `Usage: pnpm demo [options]        (from a clone of the repository, after pnpm install)
 
 Runs a Roster cluster on this machine and shows an election at work: brings up its own store
 (a real redis-server when one is installed, else an in-process store shared with the nodes),
 starts N nodes as worker processes, kills the leader's process every few seconds, restarts a node
 in its place, and measures each failover. Ends after ${F.name('durationSeconds')} seconds or on Ctrl-C, stops all
-it started, and prints a summary.
+it started, and prints a summary. With ${F.name('cluster')}, on a Redis Cluster with replicas: a graceful
+failover, a live resharding and a killed master, each showing whether the leader changed.
 
 Options:
 ${F.helpLines(undefined, { column: 21 })}
 `;
 
-/** `roster demo`: the whole idea, working, in one command. */
+/**
+ * `pnpm demo`: the whole idea, working, in one command. A {@link Command} of `@roster/cli`'s shape,
+ * run by its `runCli` (see `main.ts`), but not one of the published `roster`'s commands.
+ */
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'run a local cluster (on redis-server or in-process), kill its leader every few seconds, measure failovers',

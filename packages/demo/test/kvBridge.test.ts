@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KeyUnavailableError, MemoryKV, RosterError, type KV } from '@roster/kv-adapter';
-import { BridgeKV, serveKV, type KVReply } from '../src/demo/kvBridge.js';
+import { BridgeKV, serveKV, type KVReply } from '../src/kvBridge.js';
 
 /** A BridgeKV wired to `store` through JSON, as over the IPC channel. */
 function bridged(store: KV): BridgeKV {
