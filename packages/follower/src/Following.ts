@@ -46,20 +46,25 @@ export class Following {
   /** Whether this follower saw itself in the member list at its last step. */
   #listed = false;
   /**
-   * The broadcast tracked for stillness when a read last failed on some nonce of the window (or
-   * reached none): while it is still the one tracked, this follower has not seen every nonce since
-   * the Version last moved, and its leader may be publishing where it could not look (see
-   * {@link standReason}).
+   * The broadcast tracked for stillness when a read last failed where the leader followed may be
+   * publishing (see `missedWhereItMayBe`): while it is still the one tracked, this follower has not
+   * looked there since the Version last moved (see {@link standReason}).
    */
   #unreadWhileTracking: Broadcast | undefined;
-  /** Whether a read has failed on some nonce since the tracked broadcast was first seen. */
+  /** Whether such a read ever happened (see `#unreadWhileTracking`). */
   #sawUnread = false;
+  /**
+   * The nonce of the leader key where the best leadership's latest copy was last found (a leader
+   * that moved leaves older copies behind; a broadcast's own nonce is its claim's, not where it
+   * is stored).
+   */
+  #copyAt: number | undefined;
   /** Local time at which a PONG was last found at this follower's id key. */
   #lastPongAt: number | undefined;
   /** Whether the follower followed the best leadership known at its last step. */
   #following = false;
   readEwma: number | undefined;
-  rttEwma: number | undefined;
+  pongRoundTripEwma: number | undefined;
 
   /**
    * A node's knowledge, reading the window of `keys`' leader key: followers poll one nonce's
@@ -121,7 +126,8 @@ export class Following {
     // header only (its new list could not be read in time), is not still.
     const theirs = others?.tracked;
     if (moving && theirs && sameLeadership(theirs, { ...moving, members: [] }) && moving.version > theirs.version) others!.observe({ ...theirs, version: moving.version }, read.startedAt);
-    if (missedSome(read)) {
+    this.#copyAt = copyNonce(this.bestSeen, read) ?? this.#copyAt;
+    if (missedWhereItMayBe(this.#copyAt, read)) {
       this.#unreadWhileTracking = this.staleness.tracked;
       this.#sawUnread = true;
     }
@@ -170,11 +176,11 @@ export class Following {
   }
 
   /** Takes in a PING step: a newer PONG moves the PONG clock and feeds the round-trip average. */
-  pinged(lastPongAt: number | undefined, lastRttMs: number | undefined): void {
+  pinged(lastPongAt: number | undefined, lastPongRoundTripMs: number | undefined): void {
     if (lastPongAt !== undefined) this.#lastPongAt = Math.max(this.#lastPongAt ?? lastPongAt, lastPongAt);
     if (lastPongAt === undefined || lastPongAt <= this.pongBase) return;
     this.pongBase = lastPongAt;
-    if (lastRttMs !== undefined) this.rttEwma = ewma(this.rttEwma, lastRttMs);
+    if (lastPongRoundTripMs !== undefined) this.pongRoundTripEwma = ewma(this.pongRoundTripEwma, lastPongRoundTripMs);
   }
 
   /**
@@ -188,9 +194,9 @@ export class Following {
    * claim is the best) the follower waits for the claim to confirm or go still, or claims would
    * keep overtaking one another.
    *
-   * Stillness is evidence only where the follower could look: when a read has failed on some
-   * nonce of the window since the Version last moved (the leader may have moved its broadcast
-   * there), and the follower still finds PONGs (one within T + 2I), it does not stand on `stale`
+   * Stillness is evidence only where the follower could look: when a read has failed, since the
+   * Version last moved, on the nonce of the copy it follows or on the next one (where the leader
+   * moves when it cannot write its own), and the follower still finds PONGs (one within T + 2I), it does not stand on `stale`
    * (nor, in {@link mayStandUnreachable}, on reading nothing): only PONG silence makes it stand, so a
    * live leader that PONGs it is not replaced by one node's private trouble with some keys.
    */
@@ -224,10 +230,10 @@ export class Following {
   }
 
   /**
-   * True when stillness is no evidence and only PONG silence may make this follower stand: some
-   * nonce of the window could not be read since the tracked Version last moved (one key unreadable
-   * to this node alone, as through a stale routing table, or a shard dead for all: the leader may
-   * be publishing there), and the follower, following a leader, still finds PONGs. An unreadable
+   * True when stillness is no evidence and only PONG silence may make this follower stand: the
+   * nonce of the copy followed, or the next one, could not be read since the tracked Version last
+   * moved (a key unreadable to this node alone, as through a stale routing table: the leader may be
+   * publishing there), and the follower, following a leader, still finds PONGs. An unreadable
    * key is not a stale Version; a PONG is a leader alive, and only a leader that lists this node
    * PONGs it, whether or not this node could read that list. A leader that died stops PONGing
    * too, and the follower stands T + 2I after the last PONG it found (docs/protocol.md, "What a
@@ -237,7 +243,7 @@ export class Following {
     return this.#missedSinceChange() && this.#following && this.#hears(now, delayMs);
   }
 
-  /** Whether a read failed on some nonce since the tracked broadcast last changed. */
+  /** Whether a read failed where the leader may be publishing since the tracked broadcast last changed. */
   #missedSinceChange(): boolean {
     return this.#sawUnread && this.#unreadWhileTracking === this.staleness.tracked;
   }
@@ -253,9 +259,30 @@ export class Following {
   }
 }
 
-/** True when `read` tried a nonce of the window and failed on it (a poll's nonces not read are not tried), or reached none. */
-function missedSome(read: LeaderWindowRead): boolean {
-  return !read.reachable || read.slots.some((s) => s.state === 'unavailable' && s.error !== NOT_READ);
+/**
+ * True when `read` could not look where the leadership followed may be publishing now: it reached
+ * no nonce, or it tried and failed on the nonce `copyAt` of the copy followed or on the next one. A leader
+ * that cannot write its nonce moves to the next (wrapping within the window), so a frozen copy at
+ * nonce k may mean the leader is at k + 1; it stops at the first nonce it can write, and with a
+ * view shared with this reader that is one the reader can read. So a nonce further on that fails
+ * for everyone (a dead shard) does not make a reader of k and k + 1 blind, and it still stands at T
+ * after a crash. (A poll's nonces not read are not tried.)
+ */
+function missedWhereItMayBe(copyAt: number | undefined, read: LeaderWindowRead): boolean {
+  if (!read.reachable) return true;
+  if (copyAt === undefined) return false;
+  const failed = (nonce: number): boolean => read.slots.some((s) => s.nonce === nonce && s.state === 'unavailable' && s.error !== NOT_READ);
+  return failed(copyAt) || failed((copyAt + 1) % read.slots.length);
+}
+
+/** The nonce where `read` found the latest copy of the leadership `followed`, if it found one. */
+function copyNonce(followed: Broadcast | undefined, read: LeaderWindowRead): number | undefined {
+  let best: { nonce: number; version: number } | undefined;
+  for (const s of read.slots) {
+    if (s.state !== 'broadcast' || !sameLeadership(s.broadcast, followed)) continue;
+    if (best === undefined || s.broadcast.version > best.version) best = { nonce: s.nonce, version: s.broadcast.version };
+  }
+  return best?.nonce;
 }
 
 /** An exponentially weighted moving average with weight 1/8 for the new sample. */

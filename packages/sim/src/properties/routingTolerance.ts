@@ -21,7 +21,8 @@ export interface RoutingOutcome {
   readonly leadersAtEnd: readonly string[];
   /**
    * Why the faults may move leadership after all, when they may: the leader's own table hid every
-   * nonce of the leader key (it could publish nowhere), or it hid a follower's id key while that
+   * nonce of the leader key (it could publish nowhere), or two of them at once (it moved more than
+   * one nonce past the copy a follower reads), or it hid a follower's id key while that
    * follower's hid the leader key (that follower could tell its leader from a crashed one by
    * nothing it could read).
    */
@@ -51,6 +52,12 @@ export function routingRun(run: Run): RoutingOutcome | undefined {
 /** See {@link RoutingOutcome.excuse}. */
 function excuseOf(faults: readonly StaleRoutingStep[], leader: string): string | undefined {
   const overlap = (a: StaleRoutingStep, b: StaleRoutingStep) => a.at < b.at + b.forMs && b.at < a.at + a.forMs;
+  // Two nonces of the leader key hidden from the leader at once: it moves past a nonce its
+  // followers can read, so a follower still reading an older copy cannot tell where it went
+  // (a follower watches the nonce of its copy and the next one: docs/protocol.md).
+  const own = faults.filter((s) => s.node === leader && parseKeyRef(s.keys).name === 'leader');
+  const twice = own.flatMap((a) => own.filter((b) => b !== a && b.keys !== a.keys && overlap(a, b)).map((b) => [a, b] as const))[0];
+  if (twice) return `${leader}'s own table hid ${twice[0].keys} and ${twice[1].keys} at once (from ${Math.max(twice[0].at, twice[1].at)} ms)`;
   for (const f of faults.filter((s) => s.node === leader)) {
     const { name, nonce } = parseKeyRef(f.keys);
     if (name === 'leader' && nonce === '*') return `${leader} could not reach the leader key from ${f.at} ms`;
