@@ -26,7 +26,7 @@ const key = (): string => `flags${Math.random().toString(36).slice(2, 8)}`;
 
 describe('roster node --renew-deadline', () => {
   it('--interval 200 --timeout 401 leaves no renew deadline: exit 2, one line naming the flags to change', async () => {
-    const { exit, stdout, stderr } = await runRoster(['node', '--store', redis.url, '--key', key(), '--env', 'test', '--interval', '200', '--timeout', '401']);
+    const { exit, stdout, stderr } = await runRoster(['node', '--store', redis.url, '--group', key(), '--env', 'test', '--interval', '200', '--timeout', '401']);
     expect(exit.code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr).toBe(
@@ -36,7 +36,7 @@ describe('roster node --renew-deadline', () => {
   });
 
   it('--interval 200 --timeout 420 --renew-deadline 210 runs: the node leads, and logs the renew deadline it runs with', async () => {
-    const node = startRoster('node', '--store', redis.url, '--key', key(), '--env', 'test', '--id', 'r1', '--interval', '200', '--timeout', '420', '--renew-deadline', '210', '--json');
+    const node = startRoster('node', '--store', redis.url, '--group', key(), '--env', 'test', '--id', 'r1', '--interval', '200', '--timeout', '420', '--renew-deadline', '210', '--json');
     await until(() => node.leader?.id === 'r1', WAIT, () => node.describe());
     await until(() => /node running .*renewDeadlineMs=210/.test(node.stderr), WAIT, () => node.describe());
     node.signal('SIGTERM');

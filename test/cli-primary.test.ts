@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import type { PrimaryEvent, PrimaryGetResult } from '@roster/cli';
-import { Namespace, RedisKV } from '@roster/kv-adapter';
+import { Namespace } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter/redis';
 import { HeartbeatTable } from '@roster/primary';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type RedisTestServer } from './support/redis.js';
@@ -37,14 +38,14 @@ afterEach(async () => {
   started = [];
 });
 
-/** A fresh cluster key per test, so tests never see one another's entries. */
+/** A fresh group per test, so tests never see one another's entries. */
 function freshKey(): string {
   return `prim${Math.random().toString(36).slice(2, 8)}`;
 }
 
 function contend(key: string, utype: string, id: string, extra: string[] = []): RosterNodeProcess {
   const p = startRoster(
-    'primary', 'run', '--store', redis.url, '--key', key, '--env', ENV, '--type', utype,
+    'primary', 'run', '--store', redis.url, '--group', key, '--env', ENV, '--type', utype,
     '--id', id, '--endpoint', `${id}.local:8080`, '--interval', String(I), '--timeout', String(T), '--json', ...extra,
   );
   started.push(p);
@@ -72,15 +73,15 @@ function actingLines(p: RosterNodeProcess): Extract<PrimaryEvent, { event: 'acti
 
 /** `roster primary get --json` once. */
 async function get(key: string, utype: string): Promise<{ code: number | null; result: PrimaryGetResult; stderr: string }> {
-  const { exit, stdout, stderr } = await runRoster(['primary', 'get', '--store', redis.url, '--key', key, '--env', ENV, '--type', utype, '--timeout', String(T), '--json']);
+  const { exit, stdout, stderr } = await runRoster(['primary', 'get', '--store', redis.url, '--group', key, '--env', ENV, '--type', utype, '--timeout', String(T), '--json']);
   return { code: exit.code, result: JSON.parse(stdout) as PrimaryGetResult, stderr };
 }
 
 /** The store time of the latest heartbeat in `utype`'s entry, read straight from the table. */
-async function lastHeartbeat(key: string, utype: string): Promise<{ uuid: string; timestamp: number }> {
-  const found = await new HeartbeatTable({ kv, namespace: new Namespace(key, ENV), timeoutMs: T }).inspect(utype);
+async function lastHeartbeat(key: string, utype: string): Promise<{ id: string; timestamp: number }> {
+  const found = await new HeartbeatTable({ store: kv, namespace: new Namespace(key, ENV), timeoutMs: T }).inspect(utype);
   if (found.state !== 'live' && found.state !== 'expired') throw new Error(`no entry for ${utype}: ${found.state}`);
-  return { uuid: found.entry.uuid, timestamp: found.entry.timestamp };
+  return { id: found.entry.id, timestamp: found.entry.timestamp };
 }
 
 /** Every stdout line is one JSON object in the documented shape; `started` first, `stopped` last. */
@@ -153,7 +154,7 @@ describe('roster primary run and get, on a real redis-server', () => {
     const schedulerNow = await get(key, 'scheduler');
     expect(schedulerNow.result).toMatchObject({ state: 'live', primary: 's1', endpoint: 's1.local:8080' });
 
-    const human = await runRoster(['primary', 'get', '--store', redis.url, '--key', key, '--env', ENV, '--type', 'scheduler', '--timeout', String(T)]);
+    const human = await runRoster(['primary', 'get', '--store', redis.url, '--group', key, '--env', ENV, '--type', 'scheduler', '--timeout', String(T)]);
     expect(human.exit.code).toBe(0);
     expect(human.stdout).toMatch(/^primary of scheduler: s1 at s1\.local:8080 \(heartbeat \d+ ms ago\)$/);
   });
@@ -162,7 +163,7 @@ describe('roster primary run and get, on a real redis-server', () => {
     const { code, result } = await get(freshKey(), 'billing');
     expect(code).toBe(NO_PRIMARY);
     expect(result).toMatchObject({ utype: 'billing', state: 'empty', primary: null, endpoint: null, ageMs: null });
-    const human = await runRoster(['primary', 'get', '--store', redis.url, '--key', freshKey(), '--env', ENV, '--type', 'billing']);
+    const human = await runRoster(['primary', 'get', '--store', redis.url, '--group', freshKey(), '--env', ENV, '--type', 'billing']);
     expect(human.exit.code).toBe(NO_PRIMARY);
     expect(human.stdout).toBe('primary of billing: none');
   });
@@ -179,7 +180,7 @@ describe('roster primary run and get, on a real redis-server', () => {
     const killedAt = Date.now();
     await victim.exited;
     const last = await lastHeartbeat(key, 'billing');
-    expect(last.uuid).toBe(events(victim)[0]!.id);
+    expect(last.id).toBe(events(victim)[0]!.id);
 
     const tookMs = await until(() => isActing(heir), WAIT, describeAll(pair));
     const acting = actingLines(heir)[0]!;
@@ -244,11 +245,11 @@ describe('roster primary run and get, on a real redis-server', () => {
   it('bad arguments, an invalid configuration and an unreachable store exit 2 with one line on stderr', async () => {
     const port = await freePort();
     const cases: [string[], RegExp][] = [
-      [['primary', 'run', '--store', redis.url, '--key', 'k', '--env', ENV, '--type', 'billing', '--interval', '500', '--timeout', '1000'], /^roster primary run: --timeout 1000 is not more than twice --interval 500 \(2 × 500 = 1000\): set --timeout to at least 1001 or --interval to at most 499$/],
-      [['primary', 'run', '--store', redis.url, '--key', 'k', '--env', ENV], /^roster primary run: missing --type/],
-      [['primary', 'run', '--store', redis.url, '--key', 'k', '--env', ENV, '--type', 'billing', '--bogus'], /^roster primary run: unknown option --bogus/],
-      [['primary', 'run', '--store', `redis://127.0.0.1:${port}`, '--key', 'k', '--env', ENV, '--type', 'billing', '--connect-timeout', '500'], new RegExp(`^roster primary run: cannot reach the store: redis://127\\.0\\.0\\.1:${port}: `)],
-      [['primary', 'get', '--store', `redis://127.0.0.1:${port}`, '--key', 'k', '--env', ENV, '--type', 'billing', '--connect-timeout', '500'], new RegExp(`^roster primary get: cannot reach the store: redis://127\\.0\\.0\\.1:${port}: `)],
+      [['primary', 'run', '--store', redis.url, '--group', 'k', '--env', ENV, '--type', 'billing', '--interval', '500', '--timeout', '1000'], /^roster primary run: --timeout 1000 is not more than twice --interval 500 \(2 × 500 = 1000\): set --timeout to at least 1001 or --interval to at most 499$/],
+      [['primary', 'run', '--store', redis.url, '--group', 'k', '--env', ENV], /^roster primary run: missing --type/],
+      [['primary', 'run', '--store', redis.url, '--group', 'k', '--env', ENV, '--type', 'billing', '--bogus'], /^roster primary run: unknown option --bogus/],
+      [['primary', 'run', '--store', `redis://127.0.0.1:${port}`, '--group', 'k', '--env', ENV, '--type', 'billing', '--connect-timeout', '500'], new RegExp(`^roster primary run: cannot reach the store: redis://127\\.0\\.0\\.1:${port}: `)],
+      [['primary', 'get', '--store', `redis://127.0.0.1:${port}`, '--group', 'k', '--env', ENV, '--type', 'billing', '--connect-timeout', '500'], new RegExp(`^roster primary get: cannot reach the store: redis://127\\.0\\.0\\.1:${port}: `)],
     ];
     for (const [args, line] of cases) {
       const { exit, stdout, stderr } = await runRoster(args);

@@ -25,13 +25,13 @@ afterEach(async () => {
   started = [];
 });
 
-/** A fresh cluster key per test, so tests never see one another's nodes. */
+/** A fresh group per test, so tests never see one another's nodes. */
 function freshKey(): string {
   return `cli${Math.random().toString(36).slice(2, 8)}`;
 }
 
 function startNode(key: string, id: string, extra: string[] = []): RosterNodeProcess {
-  const p = startRoster('node', '--store', redis.url, '--key', key, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T), '--json', ...extra);
+  const p = startRoster('node', '--store', redis.url, '--group', key, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T), '--json', ...extra);
   started.push(p);
   return p;
 }
@@ -119,7 +119,7 @@ describe('roster node --json against a real redis-server', () => {
     const key = freshKey();
     const ids = ['a', 'b', 'c'];
     const slowT = 5000; // a long timeout, so that a removal by timeout cannot pass for a leave
-    const nodes = ids.map((id) => startRoster('node', '--store', redis.url, '--key', key, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(slowT), '--json'));
+    const nodes = ids.map((id) => startRoster('node', '--store', redis.url, '--group', key, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(slowT), '--json'));
     started.push(...nodes);
     await until(() => agree(nodes, ids), 4 * slowT, describeAll(nodes));
     const leaderId = nodes[0]!.leader!.id;
@@ -167,7 +167,7 @@ describe('roster node --status-port', () => {
     const url = /status page url=(http:\/\/127\.0\.0\.1:\d+\/)/.exec(a.stderr)![1]!;
 
     const status = (await (await fetch(`${url}status.json`)).json()) as Record<string, any>;
-    expect(status).toMatchObject({ id: 'a', cluster: key, env: 'test', state: 'running', role: a.role, intervalMs: I, timeoutMs: T });
+    expect(status).toMatchObject({ id: 'a', group: key, env: 'test', state: 'running', role: a.role, intervalMs: I, timeoutMs: T });
     expect(status.leader).toMatchObject({ id: a.leader!.id, token: String(a.leader!.token) });
     expect(status.members.list.map((m: { id: string }) => m.id)).toEqual(['a', 'b']);
     expect(typeof status.latency.windowReadMs).toBe('number');
@@ -194,37 +194,37 @@ describe('roster node: problems at start exit 2 with one line naming the problem
   }
 
   it('a missing required option', async () => {
-    expectUsageError(await runRoster(['node', '--key', 'app', '--env', 'dev']), /missing --store/);
+    expectUsageError(await runRoster(['node', '--group', 'app', '--env', 'dev']), /missing --store/);
   });
 
   it('an unknown option', async () => {
-    expectUsageError(await runRoster(['node', '--store', redis.url, '--key', 'app', '--env', 'dev', '--colour']), /unknown option --colour/);
+    expectUsageError(await runRoster(['node', '--store', redis.url, '--group', 'app', '--env', 'dev', '--colour']), /unknown option --colour/);
   });
 
   it('a number that is not one', async () => {
-    expectUsageError(await runRoster(['node', '--store', redis.url, '--key', 'app', '--env', 'dev', '--interval', 'fast']), /--interval .*"fast"/);
+    expectUsageError(await runRoster(['node', '--store', redis.url, '--group', 'app', '--env', 'dev', '--interval', 'fast']), /--interval .*"fast"/);
   });
 
   it('a store URL that cannot be parsed', async () => {
-    expectUsageError(await runRoster(['node', '--store', 'http://localhost:6379', '--key', 'app', '--env', 'dev']), /invalid store URL: .*redis:\/\/.* \(from --store\)$/);
+    expectUsageError(await runRoster(['node', '--store', 'http://localhost:6379', '--group', 'app', '--env', 'dev']), /invalid store URL: .*redis:\/\/.* \(from --store\)$/);
   });
 
   it('an invalid config: the timeout not above twice the interval', async () => {
     expectUsageError(
-      await runRoster(['node', '--store', redis.url, '--key', 'app', '--env', 'dev', '--interval', '500', '--timeout', '1000']),
+      await runRoster(['node', '--store', redis.url, '--group', 'app', '--env', 'dev', '--interval', '500', '--timeout', '1000']),
       /--timeout 1000 is not more than twice --interval 500 \(2 × 500 = 1000\): set --timeout to at least 1002 or --interval to at most 499$/,
     );
   });
 
   it('an invalid id', async () => {
-    expectUsageError(await runRoster(['node', '--store', redis.url, '--key', 'app', '--env', 'dev', '--id', 'no spaces']), /invalid --id/);
+    expectUsageError(await runRoster(['node', '--store', redis.url, '--group', 'app', '--env', 'dev', '--id', 'no spaces']), /invalid --id/);
   });
 
   it('a store unreachable at start', async () => {
     const port = await closedPort();
     const started = performance.now();
     expectUsageError(
-      await runRoster(['node', '--store', `redis://127.0.0.1:${port}`, '--key', 'app', '--env', 'dev', '--connect-timeout', '1000']),
+      await runRoster(['node', '--store', `redis://127.0.0.1:${port}`, '--group', 'app', '--env', 'dev', '--connect-timeout', '1000']),
       new RegExp(`cannot reach the store: redis://127\\.0\\.0\\.1:${port}`),
     );
     expect(performance.now() - started).toBeLessThan(10_000);
@@ -233,13 +233,13 @@ describe('roster node: problems at start exit 2 with one line naming the problem
   it('--log-format json: every stderr line is pino JSON, the one before exit 2 at level fatal', async () => {
     const port = await closedPort();
     const cases: [string[], RegExp][] = [
-      [['node', '--log-format', 'json', '--store', 'http://app:Hidden1@localhost:6379', '--key', 'app', '--env', 'dev'], /^roster node: .*(--store|store URL)/],
-      [['node', '--log-format=json', '--key', 'app', '--env', 'dev'], /^roster node: missing --store/],
+      [['node', '--log-format', 'json', '--store', 'http://app:Hidden1@localhost:6379', '--group', 'app', '--env', 'dev'], /^roster node: .*(--store|store URL)/],
+      [['node', '--log-format=json', '--group', 'app', '--env', 'dev'], /^roster node: missing --store/],
       [
-        ['node', '--log-format', 'json', '--verbose', '--store', `redis://:Hidden1@127.0.0.1:${port}`, '--key', 'app', '--env', 'dev', '--connect-timeout', '500'],
+        ['node', '--log-format', 'json', '--verbose', '--store', `redis://:Hidden1@127.0.0.1:${port}`, '--group', 'app', '--env', 'dev', '--connect-timeout', '500'],
         new RegExp(`^roster node: cannot reach the store: redis://:\\*\\*\\*@127\\.0\\.0\\.1:${port}`),
       ],
-      [['primary', 'run', '--log-format', 'json', '--store', redis.url, '--key', 'k', '--env', 'dev', '--type', 'billing', '--interval', '500', '--timeout', '1000'], /^roster primary run: .*--timeout/],
+      [['primary', 'run', '--log-format', 'json', '--store', redis.url, '--group', 'k', '--env', 'dev', '--type', 'billing', '--interval', '500', '--timeout', '1000'], /^roster primary run: .*--timeout/],
     ];
     for (const [args, mentions] of cases) {
       const result = await runRoster(args);
@@ -268,7 +268,7 @@ describe('roster node: problems at start exit 2 with one line naming the problem
   it('--help prints a readable usage on stdout and exits 0', async () => {
     const help = await runRoster(['node', '--help']);
     expect(help.exit.code).toBe(0);
-    expect(help.stdout).toMatch(/Usage: roster node \[--store URL \| --store-file PATH\] --key KEY --env ENV/);
+    expect(help.stdout).toMatch(/Usage: roster node \[--store URL \| --store-file PATH\] --group GROUP --env ENV/);
     expect(help.stdout).toMatch(/rediss:\/\//);
   });
 });

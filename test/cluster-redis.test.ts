@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { createCluster, type Cluster } from '@roster/cluster';
 import { startRedis, type RedisTestServer } from './support/redis.js';
-import { waitFor } from '@roster/kv-adapter/testing';
+import { waitFor } from '@roster/testing';
 
 /** `@roster/cluster` with a store URL as registry, on a real redis-server and the real clock. */
 const I = 100;
@@ -26,7 +26,7 @@ describe('@roster/cluster on a real redis-server', () => {
   it('instances given the store URL connect on join, agree on one balance, and close their connection on leave', async () => {
     const key = `lib-${Math.random().toString(36).slice(2, 8)}`;
     const make = (id: string, threads: number) => {
-      const h = createCluster({ key, env: 'dev', instanceId: id, threads, registry: redis.url, intervalMs: I, timeoutMs: T });
+      const h = createCluster({ group: key, env: 'dev', id, threads, store: redis.url, intervalMs: I, timeoutMs: T });
       handles.push(h);
       return h;
     };

@@ -12,7 +12,7 @@ const CRASH_BOUND = T + 4 * I + 3000;
 
 let redis: RedisTestServer;
 let keyCount = 0;
-/** A fresh cluster key per test, so that tests never see each other's instances. */
+/** A fresh group per test, so that tests never see each other's instances. */
 const freshKey = (): string => `ct${++keyCount}-${Math.random().toString(36).slice(2, 7)}`;
 
 beforeAll(async () => {
@@ -110,7 +110,7 @@ describe('cluster-test against a real redis-server', () => {
     expect(p.stdout).toBe('cluster-test: signal received, will terminate\ncluster-test: will now leave the cluster\ncluster-test: successfully left the cluster\n');
   });
 
-  it('an unreachable registry is reported and exits 2', async () => {
+  it('an unreachable store is reported and exits 2', async () => {
     const p = startClusterTest('-r', 'redis://127.0.0.1:1', ...TIMING);
     expect(await p.exited).toBe(2);
     expect(p.stderr).toMatch(/^cluster-test: could not join cluster cluster-test\/production: /);
@@ -146,15 +146,15 @@ describe('cluster-test arguments', () => {
     const p = startClusterTest('-h');
     expect(await p.exited).toBe(0);
     expect(p.stdout).toMatch(/^Usage: cluster-test \[OPTIONS\]\n/);
-    for (const flag of ['-h', '-v', '-k KEY', '-e ENV', '-i ID', '-n COUNT', '-r URI', '-I INDEX', '-T COUNT']) expect(p.stdout).toContain(`  ${flag} `);
+    for (const flag of ['-h', '-v', '-k GROUP', '-e ENV', '-i ID', '-n COUNT', '-r URL', '-I INDEX', '-T COUNT']) expect(p.stdout).toContain(`  ${flag} `);
   });
 
   it.each([
-    [[], /give -r URI/],
+    [[], /give -r URL/],
     [['-r', 'redis://127.0.0.1:6379', '-I', '0'], /not both/],
     [['-I', '3', '-T', '4', '-n', '2'], /static\.index/],
     [['-n', '0', '-I', '0'], /-n must be/],
-    [['-r', 'http://127.0.0.1:2379/'], /registry/],
+    [['-r', 'http://127.0.0.1:2379/'], /invalid store URL/],
     [['-x'], /unknown option -x/],
   ])('%j is refused with exit code 2', async (args, message) => {
     const p = startClusterTest(...(args as string[]));

@@ -15,7 +15,7 @@
  * cluster-topology.test.ts).
  */
 import { it } from 'vitest';
-import { LocalRedisCluster, redisCommand } from '@roster/kv-adapter/testing';
+import { LocalRedisCluster, redisCommand } from '@roster/testing';
 import { TopologyGroup, groupKey, leaderNonce, sleep, type WindowReport } from './support/clusterTopology.js';
 import { redisServerBinary } from './support/redis.js';
 import { killAllNodes, type RosterNodeProcess } from './support/rosterNode.js';

@@ -13,7 +13,7 @@
  * agreement the previous one left); they are killed in `afterAll`, whatever happened.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LocalRedisCluster, type LocalRedisShard } from '@roster/kv-adapter/testing';
+import { LocalRedisCluster, type LocalRedisShard } from '@roster/testing';
 import { TopologyGroup, groupKey, leaderNonce, sleep, type LeaderId, type WindowReport } from './support/clusterTopology.js';
 import { redisServerBinary } from './support/redis.js';
 import { killAllNodes } from './support/rosterNode.js';

@@ -26,7 +26,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // about the @roster names, which it does not have (404), and installs the tarballs all the same.
 // The TypeScript check uses the workspace's own `typescript` and `@types/node`.
 //
-// About 40 s: packing (a tsc build per package) is most of it, installing a few seconds when npm's
+// Then a user of one store: a PostgreSQL user's project (every public tarball but the cli, and
+// `pg`) and a Redis user's (the same, and `ioredis`), each a fresh npm install. The PostgreSQL one
+// has no ioredis anywhere in node_modules, starts @roster/testing's LocalPostgres, opens it with
+// connectStore and works on it, and shows that neither the ES modules it resolved nor require.cache
+// hold ioredis; its strict TypeScript build needs no ioredis types. The Redis one has no pg, and
+// loads no pg. Both use PostgreSQL's and Redis' own binaries, as the rest of test/ does.
+//
+// About 60 s: packing (a tsc build per package) is most of it, installing a few seconds when npm's
 // cache is warm.
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -80,6 +87,50 @@ function run(file: string, args: readonly string[], cwd: string, timeoutMs = 120
 /** `npm`, as a consumer would run it; `npm pack` also runs the package's `prepack`. */
 const npm = (args: readonly string[], cwd: string): Promise<Run> => run('npm', args, cwd);
 
+/**
+ * A fresh ES-module project in `dir` with `specs` (tarballs, registry names) installed by npm:
+ * from npm's cache only, else (a bare machine) with the registry too. Resolves to where npm found
+ * the third-party dependencies.
+ */
+async function installProject(dir: string, specs: readonly string[]): Promise<string> {
+  const install = (network: '--offline' | '--prefer-offline'): Promise<Run> => {
+    rmSync(join(dir, 'node_modules'), { recursive: true, force: true });
+    rmSync(join(dir, 'package-lock.json'), { force: true });
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'roster-consumer', version: '1.0.0', private: true, type: 'module' }, null, 2));
+    const options = ['--ignore-scripts=false', '--foreground-scripts', '--no-audit', '--no-fund', '--loglevel=error']; // scripts allowed, as for most users: then none must exist (below)
+    return npm(['install', network, ...options, ...specs], dir);
+  };
+  try {
+    await install('--offline');
+    return "npm's cache only";
+  } catch {
+    await install('--prefer-offline');
+    return "npm's cache and the registry";
+  }
+}
+
+/** The names of every package installed under `dir`'s node_modules, nested ones too. */
+function installedPackages(dir: string): string[] {
+  const seen: string[] = [];
+  const visit = (modules: string): void => {
+    if (!existsSync(modules)) return;
+    for (const entry of readdirSync(modules)) {
+      if (entry.startsWith('.')) continue;
+      if (entry.startsWith('@')) {
+        for (const scoped of readdirSync(join(modules, entry))) {
+          seen.push(`${entry}/${scoped}`);
+          visit(join(modules, entry, scoped, 'node_modules'));
+        }
+        continue;
+      }
+      seen.push(entry);
+      visit(join(modules, entry, 'node_modules'));
+    }
+  };
+  visit(join(dir, 'node_modules'));
+  return seen;
+}
+
 let work: string;
 let consumer: string;
 let packed: Packed[] = [];
@@ -124,21 +175,8 @@ beforeAll(async () => {
     }
   });
 
-  const install = (network: '--offline' | '--prefer-offline'): Promise<Run> => {
-    rmSync(join(consumer, 'node_modules'), { recursive: true, force: true });
-    rmSync(join(consumer, 'package-lock.json'), { force: true });
-    writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'roster-consumer', version: '1.0.0', private: true, type: 'module' }, null, 2));
-    const options = ['--ignore-scripts=false', '--foreground-scripts', '--no-audit', '--no-fund', '--loglevel=error']; // scripts allowed, as for most users: then none must exist (below)
-    return npm(['install', network, ...options, ...packed.map((p) => p.tarball)], consumer);
-  };
   await timed('npm install', async () => {
-    try {
-      await install('--offline');
-      installedFrom = "npm's cache only";
-    } catch {
-      await install('--prefer-offline');
-      installedFrom = "npm's cache and the registry";
-    }
+    installedFrom = await installProject(consumer, packed.map((p) => p.tarball));
   });
 }, 300_000);
 
@@ -152,7 +190,7 @@ describe('the published packages, installed by npm outside the workspace', () =>
   it('every public package is packed', () => {
     const names = packed.map((p) => p.pkg.name);
     expect(names).toEqual(
-      expect.arrayContaining(['@roster/kv-adapter', '@roster/follower', '@roster/election', '@roster/cluster', '@roster/primary', '@roster/client', '@roster/http', '@roster/cli']),
+      expect.arrayContaining(['@roster/kv-adapter', '@roster/follower', '@roster/election', '@roster/cluster', '@roster/primary', '@roster/client', '@roster/http', '@roster/cli', '@roster/testing']),
     );
     expect(names).not.toContain('@roster/sim');
     expect(names).not.toContain('@roster/bench');
@@ -249,7 +287,7 @@ describe('the published packages, installed by npm outside the workspace', () =>
 const registry = new Registry();
 const roster = observe({ registry });
 const kv = roster.instrument(new MemoryKV());
-const nodes = ['a', 'b', 'c'].map((id) => createNode({ kv, cluster: 'consumer', env: 'test', id, intervalMs: 50, timeoutMs: 250 }));
+const nodes = ['a', 'b', 'c'].map((id) => createNode({ store: kv, group: 'consumer', env: 'test', id, intervalMs: 50, timeoutMs: 250 }));
 roster.attach(nodes[0]);
 const probes = roster.probes;
 const server = createServer((req, res) => void roster.routes[req.url](req, res));
@@ -302,7 +340,7 @@ console.log(JSON.stringify(result));
     const script = [
       `import { createNode } from '@roster/election';`,
       `import { MemoryKV } from '@roster/kv-adapter';`,
-      `import { VirtualClock } from '@roster/kv-adapter/testing';`,
+      `import { VirtualClock } from '@roster/testing';`,
       `import { observe } from '@roster/http';`,
       `import { Registry } from 'prom-client';`,
       `import { createServer } from 'node:http';`,
@@ -317,7 +355,7 @@ console.log(JSON.stringify(result));
     const script = [
       `const { createNode } = require('@roster/election');`,
       `const { MemoryKV } = require('@roster/kv-adapter');`,
-      `const { VirtualClock } = require('@roster/kv-adapter/testing');`,
+      `const { VirtualClock } = require('@roster/testing');`,
       `const { observe } = require('@roster/http');`,
       `const { Registry } = require('prom-client');`,
       `const { createServer } = require('node:http');`,
@@ -337,14 +375,14 @@ console.log(JSON.stringify(result));
       `${imports}
 import { createNode, type Leadership, type NodeSettings, type RosterNode } from '@roster/election';
 import { MemoryKV, type KV } from '@roster/kv-adapter';
-import { VirtualClock } from '@roster/kv-adapter/testing';
+import { VirtualClock } from '@roster/testing';
 import { runCli, type CliIO } from '@roster/cli';
 import { InstrumentedKV, PromRosterMetrics, createMetricsHandler, createProbeHandler, observe, watchProbes, type HttpHandler, type ObservedRoutes, type ProbeResult, type RosterMetrics } from '@roster/http';
 import { Registry } from 'prom-client';
 
 export const entries: readonly object[] = [${entryPoints().map((_, i) => `entry${i}`).join(', ')}];
 const kv: KV = new MemoryKV();
-export const node: RosterNode = createNode({ kv, cluster: 'consumer', env: 'test', intervalMs: 50, timeoutMs: 250 });
+export const node: RosterNode = createNode({ store: kv, group: 'consumer', env: 'test', intervalMs: 50, timeoutMs: 250 });
 node.on('leader', ({ leader }) => {
   const token: bigint | undefined = leader?.token;
   void token;
@@ -356,7 +394,7 @@ node.whileLeader(({ signal, token }: Leadership) => {
 export const settings: NodeSettings = node.settings;
 export const now: number = new VirtualClock().now();
 // @ts-expect-error intervalMs is a number: the types are real, not any
-createNode({ kv, cluster: 'consumer', env: 'test', intervalMs: '50' });
+createNode({ store: kv, group: 'consumer', env: 'test', intervalMs: '50' });
 export const cli: (args: readonly string[], io: CliIO) => Promise<number> = runCli;
 // @roster/http on the service's own prom-client registry (prom-client, its peer dependency).
 const registry = new Registry();
@@ -365,7 +403,7 @@ const store = new InstrumentedKV(kv, { metrics });
 const probes = watchProbes(node, { store });
 // The one call: a node's metrics, probes and routes from the node and a registry.
 const roster = observe({ registry: new Registry() });
-export const observed: RosterNode = createNode({ kv: roster.instrument(kv), cluster: 'consumer', env: 'test' });
+export const observed: RosterNode = createNode({ store: roster.instrument(kv), group: 'consumer', env: 'test' });
 roster.attach(observed);
 export const routes: ObservedRoutes = roster.routes;
 export const ready: ProbeResult = probes.readiness();
@@ -380,7 +418,7 @@ createProbeHandler(probes, 'startup');
       `import election = require('@roster/election');
 import kvAdapter = require('@roster/kv-adapter');
 import http = require('@roster/http');
-export const node: election.RosterNode = election.createNode({ kv: new kvAdapter.MemoryKV(), cluster: 'consumer', env: 'test' });
+export const node: election.RosterNode = election.createNode({ store: new kvAdapter.MemoryKV(), group: 'consumer', env: 'test' });
 export const probes: http.NodeProbes = http.watchProbes(node, { store: new http.InstrumentedKV(new kvAdapter.MemoryKV()) });
 `,
     );
@@ -421,5 +459,196 @@ export const probes: http.NodeProbes = http.watchProbes(node, { store: new http.
     expect(help).not.toMatch(/\bdemo\b/);
     // The demo is `pnpm demo` from a clone of the repository (the private @roster/demo).
     await expect(run('npx', ['--no', '--', 'roster', 'demo'], consumer)).rejects.toThrow(/roster: unknown command "demo"/);
+  });
+});
+
+/** A resolve hook that logs the URL of every ES module the process resolves to `$ROSTER_LOADED_LOG`. */
+const LOADED_HOOKS = `import { appendFileSync } from 'node:fs';
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  appendFileSync(process.env.ROSTER_LOADED_LOG, resolved.url + '\\n');
+  return resolved;
+}
+`;
+
+/**
+ * The prologue and epilogue of a store user's script: `loaded()` is what the process has loaded so
+ * far, as the ES modules it resolved (the hook above) and the CommonJS modules in require.cache
+ * (ioredis and pg are CommonJS: whoever imports them, they land there).
+ */
+const LOADED_HELPERS = `import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+const loaded = () => ({ esm: readFileSync(process.env.ROSTER_LOADED_LOG, 'utf8').split('\\n').filter(Boolean), cjs: Object.keys(createRequire(import.meta.url).cache) });
+`;
+
+interface StoreUserRun {
+  readonly backend: boolean;
+  readonly value: string | null;
+  readonly swapped: boolean;
+  readonly loaded: { readonly esm: readonly string[]; readonly cjs: readonly string[] };
+  readonly otherStore: { readonly missingDriver: boolean; readonly packageName?: string; readonly message?: string };
+}
+
+/** Runs `script` in `dir` under the resolve hook and returns what it printed last, as JSON. */
+async function runStoreUser(dir: string, name: string, script: string): Promise<StoreUserRun> {
+  writeFileSync(join(dir, 'loaded-hooks.mjs'), LOADED_HOOKS);
+  writeFileSync(join(dir, 'register-hooks.mjs'), `import { register } from 'node:module';\nregister('./loaded-hooks.mjs', import.meta.url);\n`);
+  writeFileSync(join(dir, name), LOADED_HELPERS + script);
+  const log = join(dir, `${name}.loaded`);
+  writeFileSync(log, '');
+  const { stdout } = await new Promise<Run>((resolve, reject) => {
+    execFile(process.execPath, ['--import', './register-hooks.mjs', name], { cwd: dir, timeout: 120_000, env: { ...process.env, ROSTER_LOADED_LOG: log } }, (error, out, err) =>
+      error ? reject(new Error(`${name} failed: ${error.message}\n${out}\n${err}`)) : resolve({ stdout: out, stderr: err }),
+    );
+  });
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as StoreUserRun;
+}
+
+/** The installed packages (the last `node_modules/<name>` of each path) that `paths` come from. */
+function packagesOf(paths: readonly string[]): string[] {
+  const names = paths.map((path) => /.*node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(decodeURIComponent(path))?.[1]).filter((name): name is string => name !== undefined);
+  return [...new Set(names)].sort();
+}
+
+describe("a user of one store installs and loads that store's driver only", () => {
+  let pgApp: string;
+  let redisApp: string;
+  /** What a service's project installs: every public package but the cli (the sidecar, which opens any store URL and so ships both drivers). */
+  const libraries = (): string[] => packed.filter((p) => p.pkg.name !== '@roster/cli').map((p) => p.tarball);
+
+  beforeAll(async () => {
+    pgApp = join(work, 'pg-app');
+    redisApp = join(work, 'redis-app');
+    mkdirSync(pgApp);
+    mkdirSync(redisApp);
+    await timed('npm install (a PostgreSQL user, a Redis user)', async () => {
+      await installProject(pgApp, [...libraries(), 'pg@^8.11.0']);
+      await installProject(redisApp, [...libraries(), 'ioredis@^5.11.1']);
+    });
+  }, 300_000);
+
+  it('a PostgreSQL user installs pg, and no ioredis nor any other Redis package', () => {
+    const installed = installedPackages(pgApp);
+    expect(installed).toEqual(expect.arrayContaining(['pg', '@roster/kv-adapter', '@roster/election', '@roster/testing']));
+    expect(installed.filter((name) => /redis/i.test(name))).toEqual([]);
+  });
+
+  it('a PostgreSQL user opens LocalPostgres with connectStore (the postgres entry) and works on it, having loaded no ioredis', async () => {
+    const result = await runStoreUser(
+      pgApp,
+      'pg-user.mjs',
+      `import { connectStore, MissingDriverError } from '@roster/kv-adapter';
+import { PostgresKV } from '@roster/kv-adapter/postgres';
+import { LocalPostgres } from '@roster/testing';
+const server = await LocalPostgres.start();
+try {
+  const kv = await connectStore(server.url, { connectTimeoutMs: 10_000 });
+  const backend = kv instanceof PostgresKV;
+  await kv.set('greeting', 'hello');
+  const value = await kv.get('greeting');
+  const { swapped } = await kv.compareAndSet('greeting', value, 'moved');
+  await kv.close();
+  const snapshot = loaded();
+  const error = await connectStore('redis://127.0.0.1:1').then(() => undefined, (e) => e);
+  const otherStore = { missingDriver: MissingDriverError.is(error), packageName: error?.packageName, message: error?.message };
+  console.log(JSON.stringify({ backend, value, swapped, loaded: snapshot, otherStore }));
+} finally {
+  await server.destroy();
+}
+`,
+    );
+    expect(result).toMatchObject({ backend: true, value: 'hello', swapped: true });
+    // What it loaded: pg (and pg's own packages), Roster's packages, and no ioredis.
+    expect(packagesOf(result.loaded.cjs)).toContain('pg');
+    expect(packagesOf([...result.loaded.esm, ...result.loaded.cjs]).filter((name) => /redis/i.test(name))).toEqual([]);
+    expect(result.loaded.esm.some((url) => url.endsWith('/@roster/kv-adapter/dist/postgres.js'))).toBe(true);
+    expect(result.loaded.esm.some((url) => url.endsWith('/@roster/kv-adapter/dist/redis.js'))).toBe(false);
+    // A Redis URL in this install: a typed error that names the package to install.
+    expect(result.otherStore).toMatchObject({ missingDriver: true, packageName: 'ioredis' });
+    expect(result.otherStore.message).toMatch(/npm install ioredis/);
+    console.info(`a PostgreSQL user loaded: ${packagesOf([...result.loaded.esm, ...result.loaded.cjs]).join(', ')}`);
+  }, 120_000);
+
+  it("a PostgreSQL user's strict TypeScript build of the main, postgres and etcd entries and @roster/testing needs no ioredis types", async () => {
+    writeFileSync(
+      join(pgApp, 'consumer-pg.ts'),
+      `import { connectStore, MemoryKV, type KV, type ConnectStoreOptions } from '@roster/kv-adapter';
+import { PostgresKV } from '@roster/kv-adapter/postgres';
+import { EtcdKV } from '@roster/kv-adapter/etcd';
+import { FaultInjector, LocalPostgres, VirtualClock } from '@roster/testing';
+import { createNode } from '@roster/election';
+export const open: (url: string, options?: ConnectStoreOptions) => Promise<KV> = connectStore;
+export const backends: readonly object[] = [MemoryKV, PostgresKV, EtcdKV, createNode];
+export const doubles: readonly object[] = [FaultInjector, LocalPostgres, VirtualClock];
+`,
+    );
+    const config = {
+      compilerOptions: {
+        target: 'ES2022', lib: ['ES2022'], module: 'nodenext', moduleResolution: 'nodenext', strict: true, exactOptionalPropertyTypes: true,
+        skipLibCheck: false, noEmit: true, types: ['node'], typeRoots: [join(root, 'node_modules', '@types')],
+      },
+      files: ['consumer-pg.ts'],
+    };
+    writeFileSync(join(pgApp, 'tsconfig.json'), JSON.stringify(config, null, 2));
+    await run(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], pgApp);
+  });
+
+  it('a Redis user installs ioredis and no pg; it opens LocalRedis with connectStore (the redis entry) and loads no pg', async () => {
+    const installed = installedPackages(redisApp);
+    expect(installed).toEqual(expect.arrayContaining(['ioredis', '@roster/kv-adapter', '@roster/testing']));
+    expect(installed.filter((name) => name === 'pg' || name.startsWith('pg-'))).toEqual([]);
+    const result = await runStoreUser(
+      redisApp,
+      'redis-user.mjs',
+      `import { connectStore, MissingDriverError } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter/redis';
+import { LocalRedis } from '@roster/testing';
+const server = await LocalRedis.start();
+try {
+  const kv = await connectStore(server.url, { connectTimeoutMs: 10_000 });
+  const backend = kv instanceof RedisKV;
+  await kv.set('greeting', 'hello');
+  const value = await kv.get('greeting');
+  const { swapped } = await kv.compareAndSet('greeting', value, 'moved');
+  await kv.close();
+  const snapshot = loaded();
+  const error = await connectStore('postgres://roster@127.0.0.1:1/app').then(() => undefined, (e) => e);
+  const otherStore = { missingDriver: MissingDriverError.is(error), packageName: error?.packageName, message: error?.message };
+  console.log(JSON.stringify({ backend, value, swapped, loaded: snapshot, otherStore }));
+} finally {
+  await server.stop();
+}
+`,
+    );
+    expect(result).toMatchObject({ backend: true, value: 'hello', swapped: true });
+    expect(packagesOf(result.loaded.cjs)).toContain('ioredis');
+    expect(packagesOf([...result.loaded.esm, ...result.loaded.cjs]).filter((name) => name === 'pg' || name.startsWith('pg-'))).toEqual([]);
+    expect(result.otherStore).toMatchObject({ missingDriver: true, packageName: 'pg' });
+  }, 120_000);
+});
+
+describe('only @roster/testing ships local servers and fault doubles', () => {
+  /** The names of what @roster/testing alone may ship. */
+  const TESTING_ONLY = /\b(LocalRedis\w*|LocalEtcd|LocalPostgres|FaultyKV|FaultInjector|ServerProcess)\b/;
+
+  it('no other tarball has a file that names one (its CHANGELOG aside: history), and @roster/testing has them all and needs no driver', async () => {
+    const offending: string[] = [];
+    for (const p of packed) {
+      const whole = join(work, 'whole', p.pkg.name);
+      mkdirSync(whole, { recursive: true });
+      await run('tar', ['-xzf', p.tarball, '-C', whole], work);
+      if (p.pkg.name === '@roster/testing') continue;
+      for (const file of p.files) {
+        if (file === 'CHANGELOG.md') continue;
+        if (TESTING_ONLY.test(readFileSync(join(whole, 'package', file), 'utf8'))) offending.push(`${p.pkg.name}: ${file}`);
+      }
+    }
+    expect(offending).toEqual([]);
+    const testing = packed.find((p) => p.pkg.name === '@roster/testing')!;
+    expect(testing.files).toEqual(
+      expect.arrayContaining(['dist/redis/LocalRedis.js', 'dist/redis/LocalRedisCluster.js', 'dist/etcd/LocalEtcd.js', 'dist/postgres/LocalPostgres.js', 'dist/faults/FaultyKV.js', 'dist/process/ServerProcess.js']),
+    );
+    const { dependencies = {}, peerDependencies = {} } = testing.packedJson as { dependencies?: object; peerDependencies?: object };
+    expect(Object.keys({ ...dependencies, ...peerDependencies })).toEqual(['@roster/kv-adapter']);
   });
 });

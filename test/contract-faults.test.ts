@@ -43,7 +43,7 @@ function group(I: number, T: number): Group {
     key,
     nodes,
     start(id) {
-      const p = startRoster('node', '--store', redis.url, '--key', key, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T), '--json');
+      const p = startRoster('node', '--store', redis.url, '--group', key, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T), '--json');
       nodes.push(p);
       return p;
     },

@@ -5,8 +5,9 @@ import { startRedis, type RedisTestServer } from './support/redis.js';
 import { killAllNodes, startRoster, until, type RosterNodeProcess, statusUrl } from './support/rosterNode.js';
 
 /**
- * Seed 000's thin client on a real daemon: `roster node --json --status-port 0` processes on a real
- * redis-server and the real clock, and `@roster/client` reading one node's `/events`.
+ * The thin client of a local daemon (typed watch updates) on real daemons: `roster node --json
+ * --status-port 0` processes on a real redis-server and the real clock, and `@roster/client`
+ * reading one node's `/events`.
  */
 const I = 100;
 const T = 600;
@@ -37,7 +38,7 @@ function freshKey(): string {
 }
 
 function startNode(key: string, id: string, statusPort = 0): RosterNodeProcess {
-  return startRoster('node', '--store', redis.url, '--key', key, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T), '--json', '--status-port', String(statusPort));
+  return startRoster('node', '--store', redis.url, '--group', key, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T), '--json', '--status-port', String(statusPort));
 }
 
 /** The status page URL a node logs on stderr at start (`INFO  status page url=http://127.0.0.1:PORT/ …`). */

@@ -6,7 +6,7 @@ import { killAllNodes, startRoster, until, type RosterNodeProcess, statusUrl } f
 
 /**
  * The live status page in a real browser: Chromium (through playwright-core) watches a follower's
- * dashboard (its store round trip, its PONG interval) while the leader's process is SIGKILLed,
+ * dashboard (its store round trip, its PONG round trip) while the leader's process is SIGKILLed,
  * and sees the new leader without a reload.
  */
 const I = 200;
@@ -28,7 +28,7 @@ afterEach(async () => {
 });
 
 function startNode(key: string, id: string): RosterNodeProcess {
-  return startRoster('node', '--store', redis.url, '--key', key, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T), '--json', '--status-port', '0');
+  return startRoster('node', '--store', redis.url, '--group', key, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T), '--json', '--status-port', '0');
 }
 
 describe('the live dashboard in Chromium', () => {
@@ -57,8 +57,8 @@ describe('the live dashboard in Chromium', () => {
     expect(await page.locator('#leader-detail').textContent()).toContain(`fencing token ${oldLeader.token}`);
     expect(await page.locator('#members tr').count()).toBe(3);
     expect(await page.locator('#role').textContent()).toBe('follower');
-    // The latency shown is the store round trip; the members' column is the PONG interval, named so.
-    expect(await page.locator('#pong-head').textContent()).toBe('PONG interval');
+    // The latency shown is the store round trip; the members' column is the PONG round trip, named so.
+    expect(await page.locator('#pong-head').textContent()).toBe('PONG round trip');
     await expect.poll(() => page.locator('#store-rtt').textContent(), { timeout: WAIT }).toMatch(/^round trip \d+\.\d ms$/);
     const ownRow = page.locator('#members tr', { hasText: 'this node' });
     await expect.poll(() => ownRow.locator('td').nth(2).textContent(), { timeout: WAIT }).toMatch(/^\d+\.\d ms( \(\d+ missed\))?$/);

@@ -26,8 +26,8 @@ describe('the demo', () => {
     await until(() => processesMarked(run.mark).length === 0, 5000, () => `left behind: ${processesMarked(run.mark).join(', ')}`);
   });
 
-  it('--store memory: the nodes share the main process’s store over IPC and fail over as on Redis', async () => {
-    const run = startDemo('--nodes', '3', '--duration', '5', '--kill-every', '2', '--store', 'memory');
+  it('--store-kind memory: the nodes share the main process’s store over IPC and fail over as on Redis', async () => {
+    const run = startDemo('--nodes', '3', '--duration', '5', '--kill-every', '2', '--store-kind', 'memory');
     const code = await Promise.race([run.exited, new Promise((resolve) => setTimeout(() => resolve('timeout'), 60_000))]);
     expect(code, run.output).toBe(0);
     expect(run.output).toMatch(/store: in-process MemoryKV, shared with the workers over IPC/);

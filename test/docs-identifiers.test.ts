@@ -2,11 +2,13 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { docFiles } from './support/docs.js';
 
-// Keeps the docs from drifting from the code: every inline-code span of docs/*.md, README.md and
-// packages/*/README.md that names a code identifier (`createNode()`, `node.leadership`,
-// `LeaderRole.end`, `#stepDown`, `RosterKeys`) must name words that occur in the TypeScript
-// sources. A rename in the code then fails here until the docs follow it.
+// Keeps the docs from drifting from the code: every inline-code span of README.md, docs/*.md,
+// packages/*/README.md and examples/*/README.md that names a code identifier (`createNode()`,
+// `node.leadership`, `LeaderRole.end`, `#stepDown`, `RosterKeys`) must name words that occur in the
+// TypeScript sources. A rename in the code then fails here until the docs follow it. The code
+// blocks of the same files are typechecked by test/docs-snippets.test.ts.
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -23,16 +25,6 @@ const FILE_EXTENSIONS = new Set(['ts', 'tsx', 'mts', 'cts', 'js', 'mjs', 'cjs', 
  */
 const EXTERNAL = new Set(['clusterNodeRetryStrategy', 'dnsLookup', 'slotsRefreshInterval', 'cluster_join', 'LeaderLatch']);
 
-/** The markdown files checked, relative to the repository root. */
-function docFiles(): string[] {
-  const files = ['README.md'];
-  for (const name of readdirSync(join(root, 'docs')).sort()) if (name.endsWith('.md')) files.push(`docs/${name}`);
-  for (const pkg of readdirSync(join(root, 'packages')).sort()) {
-    if (existsSync(join(root, 'packages', pkg, 'README.md'))) files.push(`packages/${pkg}/README.md`);
-  }
-  return files;
-}
-
 /** Every `.ts` file under `dir`, node_modules and dist excluded. */
 function tsFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -41,11 +33,13 @@ function tsFiles(dir: string): string[] {
     .map((f) => join(dir, f));
 }
 
-/** Every word (`[A-Za-z_$][\w$]*`) of the TypeScript sources and tests. */
+/** Every word (`[A-Za-z_$][\w$]*`) of the TypeScript sources and tests, the examples' included. */
 function sourceWords(): Set<string> {
   const files = [...tsFiles(join(root, 'test'))];
-  for (const pkg of readdirSync(join(root, 'packages'))) {
-    files.push(...tsFiles(join(root, 'packages', pkg, 'src')), ...tsFiles(join(root, 'packages', pkg, 'test')));
+  for (const parent of ['packages', 'examples']) {
+    for (const pkg of readdirSync(join(root, parent))) {
+      files.push(...tsFiles(join(root, parent, pkg, 'src')), ...tsFiles(join(root, parent, pkg, 'test')));
+    }
   }
   const words = new Set<string>();
   for (const file of files) for (const w of readFileSync(file, 'utf8').match(/[A-Za-z_$][\w$]*/g) ?? []) words.add(w);
@@ -129,7 +123,7 @@ describe('identifiers named in the docs', () => {
     expect(words.size).toBeGreaterThan(1000);
     const missing: string[] = [];
     let checked = 0;
-    for (const file of docFiles()) {
+    for (const file of docFiles(root)) {
       const text = readFileSync(join(root, file), 'utf8');
       for (const { line, code } of inlineCode(text)) {
         const segments = identifierSegments(code);
@@ -141,6 +135,6 @@ describe('identifiers named in the docs', () => {
     }
     // A guard on the extraction itself: the docs name hundreds of identifiers.
     expect(checked).toBeGreaterThan(300);
-    expect(missing, `identifiers named in the docs but found nowhere in packages/*/src, packages/*/test or test/:\n${missing.join('\n')}\n`).toEqual([]);
+    expect(missing, `identifiers named in the docs but found nowhere in packages/*/src, packages/*/test, examples/*/src, examples/*/test or test/:\n${missing.join('\n')}\n`).toEqual([]);
   });
 });

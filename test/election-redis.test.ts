@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createNode, type RosterNode } from '@roster/election';
-import { RedisKV } from '@roster/kv-adapter';
-import { MemoryLogger } from '@roster/kv-adapter/testing';
+import { RedisKV } from '@roster/kv-adapter/redis';
+import { MemoryLogger } from '@roster/testing';
 import { startRedis } from './support/redis.js';
 
 /** The protocol's scenarios on a real redis-server and the real clock, with generous bounds. */
@@ -25,7 +25,7 @@ class RealCluster {
   async add(id: string): Promise<RosterNode> {
     const kv = await RedisKV.connect({ url: redis.url, commandTimeoutMs: 1000 });
     this.stores.push(kv);
-    const node = createNode({ kv, cluster: 'redis-spec', env: this.env, id, intervalMs: I, timeoutMs: T, logger: new MemoryLogger() });
+    const node = createNode({ store: kv, group: 'redis-spec', env: this.env, id, intervalMs: I, timeoutMs: T, logger: new MemoryLogger() });
     this.nodes.push(node);
     await node.start();
     return node;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreAccessError } from '@roster/kv-adapter';
 import { EtcdKV } from '@roster/kv-adapter/etcd';
-import { LocalEtcd } from '@roster/kv-adapter/testing';
+import { LocalEtcd } from '@roster/testing';
 import { makeCertificates, type TestCertificates } from './support/certificates.js';
 
 /** EtcdKV over `etcds://` to a real etcd serving TLS with client certificates required. */

@@ -169,7 +169,7 @@ describe('leader work on real processes (I = 100 ms, T = 500 ms)', () => {
   it('roster node resigns on SIGUSR2, stays running and follows the next leader', async () => {
     const env = `e${Math.random().toString(36).slice(2, 8)}`;
     const nodes: RosterNodeProcess[] = ['r1', 'r2', 'r3'].map((id) =>
-      startRoster('node', '--json', '--store', redis.url, '--key', 'leader-work', '--env', env, '--id', id, '--interval', String(I), '--timeout', String(T)),
+      startRoster('node', '--json', '--store', redis.url, '--group', 'leader-work', '--env', env, '--id', id, '--interval', String(I), '--timeout', String(T)),
     );
     const describeAll = () => nodes.map((n) => n.describe()).join('\n');
     const converged = () => {

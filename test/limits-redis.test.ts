@@ -7,10 +7,11 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { createNode, type RosterNode } from '@roster/election';
-import { RedisKV, RosterError, ValueTooLargeError } from '@roster/kv-adapter';
-import { MemoryLogger } from '@roster/kv-adapter/testing';
+import { RosterError, ValueTooLargeError } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter/redis';
+import { MemoryLogger } from '@roster/testing';
 import { startRedis, type RedisTestServer } from './support/redis.js';
-import { waitFor } from '@roster/kv-adapter/testing';
+import { waitFor } from '@roster/testing';
 
 const MiB = 1024 * 1024;
 const I = 100;
@@ -90,7 +91,7 @@ class Pair {
   async add(id: string): Promise<RosterNode> {
     const kv = await RedisKV.connect({ url: redis.url, commandTimeoutMs: 2000 });
     const logger = new MemoryLogger();
-    const node = createNode({ kv, cluster: 'limits', env: this.env, id, intervalMs: I, timeoutMs: T, logger });
+    const node = createNode({ store: kv, group: 'limits', env: this.env, id, intervalMs: I, timeoutMs: T, logger });
     this.stores.push(kv);
     this.loggers.push(logger);
     this.nodes.push(node);

@@ -1,5 +1,5 @@
 /**
- * Namespaces on one real redis-server: clusters with different keys, or one key in different
+ * Namespaces on one real redis-server: groups with different names, or one group in different
  * environments, never see each other, and names that could reach outside their prefix are
  * refused before anything is written.
  */
@@ -7,8 +7,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { createNode, type RosterNode } from '@roster/election';
-import { ConfigError, RedisKV } from '@roster/kv-adapter';
-import { MemoryLogger } from '@roster/kv-adapter/testing';
+import { ConfigError } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter/redis';
+import { MemoryLogger } from '@roster/testing';
 import { startRedis, type RedisTestServer } from './support/redis.js';
 import { killAllNodes, runRoster, startRoster, until } from './support/rosterNode.js';
 
@@ -41,17 +42,17 @@ async function allKeys(): Promise<string[]> {
 }
 
 describe('namespaces on one redis-server', () => {
-  it('three clusters (two keys, and one key in two environments) each elect their own leader and see only their own members', async () => {
+  it('three groups (two names, and one name in two environments) each elect their own leader and see only their own members', async () => {
     const stores: RedisKV[] = [];
     const nodes: { node: RosterNode; group: string }[] = [];
     const groups = { 'billing/dev': ['b1', 'b2'], 'shipping/dev': ['s1', 's2'], 'billing/prod': ['p1'] } as const;
     try {
       for (const [group, ids] of Object.entries(groups)) {
-        const [cluster, env] = group.split('/') as [string, string];
+        const [name, env] = group.split('/') as [string, string];
         for (const id of ids) {
           const kv = await RedisKV.connect({ url: redis.url });
           stores.push(kv);
-          const node = createNode({ kv, cluster, env, id, intervalMs: I, timeoutMs: T, logger: new MemoryLogger() });
+          const node = createNode({ store: kv, group: name, env, id, intervalMs: I, timeoutMs: T, logger: new MemoryLogger() });
           nodes.push({ node, group });
           await node.start();
         }
@@ -71,7 +72,7 @@ describe('namespaces on one redis-server', () => {
         expect(new Set(own.map((n) => n.node.leader?.id))).toEqual(new Set([own.find((n) => n.node.isLeader())!.node.id]));
         expect([...ids]).toContain(own[0]!.node.leader!.id);
       }
-      // Every key lies under its own cluster's prefix: the three prefixes share nothing.
+      // Every key lies under its own group's prefix: the three prefixes share nothing.
       const keys = (await allKeys()).filter((k) => k.startsWith('roster/'));
       for (const key of keys) expect(key).toMatch(/^roster\/(billing\/dev|shipping\/dev|billing\/prod)\/((leader|join|era|id\/[a-z0-9]+) \d+|list\/\d+\/\d+\/[a-z0-9]+\/\d+)$/);
       for (const prefix of ['roster/billing/dev/', 'roster/shipping/dev/', 'roster/billing/prod/']) expect(keys.some((k) => k.startsWith(prefix))).toBe(true);
@@ -81,9 +82,9 @@ describe('namespaces on one redis-server', () => {
     }
   });
 
-  it('roster node processes with different --key or --env on one store never see each other', async () => {
+  it('roster node processes with different --group or --env on one store never see each other', async () => {
     const start = (key: string, env: string, id: string) =>
-      startRoster('node', '--store', redis.url, '--key', key, '--env', env, '--id', id, '--interval', String(I * 2), '--timeout', String(T * 2), '--json');
+      startRoster('node', '--store', redis.url, '--group', key, '--env', env, '--id', id, '--interval', String(I * 2), '--timeout', String(T * 2), '--json');
     const a = [start('ns-a', 'test', 'a1'), start('ns-a', 'test', 'a2')];
     const b = start('ns-b', 'test', 'b1');
     const c = start('ns-a', 'other', 'c1');
@@ -108,8 +109,8 @@ describe('namespaces on one redis-server', () => {
       const before = (await allKeys()).length;
       const bad = ['', '.', '..', 'a/b', '../x', 'a b', 'a\tb', 'a\nb', 'a*', 'a?', 'a[b]', '{tag}', 'a\u0000b', 'é', 'x'.repeat(129)];
       for (const name of bad) {
-        for (const field of ['cluster', 'env'] as const) {
-          const options = { kv, cluster: 'ok', env: 'ok', id: 'n1', intervalMs: I, timeoutMs: T, logger: new MemoryLogger(), [field]: name };
+        for (const field of ['group', 'env'] as const) {
+          const options = { store: kv, group: 'ok', env: 'ok', id: 'n1', intervalMs: I, timeoutMs: T, logger: new MemoryLogger(), [field]: name };
           let error: unknown;
           try {
             createNode(options);
@@ -126,9 +127,9 @@ describe('namespaces on one redis-server', () => {
     }
   });
 
-  it('roster node refuses such a --key or --env with one line naming the flag, exit 2', async () => {
-    for (const [flag, value] of [['--key', 'a/b'], ['--key', '*'], ['--env', '..'], ['--env', 'prod us']] as const) {
-      const args = ['node', '--store', redis.url, '--key', 'ok', '--env', 'ok', '--json'];
+  it('roster node refuses such a --group or --env with one line naming the flag, exit 2', async () => {
+    for (const [flag, value] of [['--group', 'a/b'], ['--group', '*'], ['--env', '..'], ['--env', 'prod us']] as const) {
+      const args = ['node', '--store', redis.url, '--group', 'ok', '--env', 'ok', '--json'];
       args[args.indexOf(flag) + 1] = value;
       const { exit, stderr } = await runRoster(args);
       expect(exit.code).toBe(2);

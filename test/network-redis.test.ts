@@ -36,7 +36,7 @@ afterEach(async () => {
 
 function startCluster(key: string): RosterNodeProcess[] {
   nodes = [0, 1, 2].map((i) =>
-    startRoster('node', '--json', '--store', `redis://127.0.0.1:${proxy.port}`, '--key', key, '--env', 'net', '--id', `n${i}`, '--interval', String(I), '--timeout', String(T)),
+    startRoster('node', '--json', '--store', `redis://127.0.0.1:${proxy.port}`, '--group', key, '--env', 'net', '--id', `n${i}`, '--interval', String(I), '--timeout', String(T)),
   );
   return nodes;
 }

@@ -32,7 +32,7 @@ it(`one SIGKILLed master, 5 nodes at I=${I}/T=${T}: connection attempts, CPU and
   try {
     const nodes: RosterNodeProcess[] = [];
     for (let i = 1; i <= 5; i++) {
-      nodes.push(startRoster('node', '--json', '--store', cluster.url, '--key', 'storm', '--env', 'm', '--id', `n${i}`, '--interval', String(I), '--timeout', String(T)));
+      nodes.push(startRoster('node', '--json', '--store', cluster.url, '--group', 'storm', '--env', 'm', '--id', `n${i}`, '--interval', String(I), '--timeout', String(T)));
     }
     process.env.NODE_OPTIONS = saved;
     while (!nodes.every((n) => n.members.length === 5)) await new Promise((r) => setTimeout(r, 100));

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parsePrometheusText } from './support/prometheusText.js';
 import { startRedis, type RedisTestServer } from './support/redis.js';
 import { killAllNodes, startRoster, until, type RosterNodeProcess, statusUrl } from './support/rosterNode.js';
-import { waitFor } from '@roster/kv-adapter/testing';
+import { waitFor } from '@roster/testing';
 
 /**
  * `roster node --status-port 0` processes on a real redis-server: `/metrics`, `/healthz`,
@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 function startNode(key: string, id: string): RosterNodeProcess {
-  return startRoster('node', '--store', redis.url, '--key', key, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T), '--json', '--status-port', '0');
+  return startRoster('node', '--store', redis.url, '--group', key, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T), '--json', '--status-port', '0');
 }
 
 /** The status page URL a node logs on stderr at start. */
@@ -64,7 +64,7 @@ describe('roster node --status-port: metrics and probes on a real redis-server',
         return { contentType: response.headers.get('content-type'), families: parsePrometheusText(await response.text()) };
       };
       const roundTrips = (f: ReturnType<typeof parsePrometheusText>): number =>
-        f.get('roster_ping_pong_round_trip_seconds')?.samples.find((s) => s.name === 'roster_ping_pong_round_trip_seconds_count')?.value ?? 0;
+        f.get('roster_pong_round_trip_seconds')?.samples.find((s) => s.name === 'roster_pong_round_trip_seconds_count')?.value ?? 0;
       // A follower's first round trip ends with the first PONG it reads, an interval or two after it is listed.
       const { contentType, families } = await untilValue(scrape, (m) => isLeader || roundTrips(m.families) > 0, WAIT);
       expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -75,7 +75,7 @@ describe('roster node --status-port: metrics and probes on a real redis-server',
       expect(families.get('roster_role')?.type).toBe('gauge');
       expect(value('roster_role', { role: isLeader ? 'leader' : 'follower' })).toBe(1);
       expect(value('roster_is_leader')).toBe(isLeader ? 1 : 0);
-      // client-go's leader-election series, `name` the cluster key: Kubernetes dashboards read them as they are.
+      // client-go's leader-election series, `name` the group: Kubernetes dashboards read them as they are.
       expect(families.get('leader_election_master_status')?.type).toBe('gauge');
       expect(value('leader_election_master_status', { name: key })).toBe(isLeader ? 1 : 0);
       expect(families.get('leader_election_slowpath_total')?.type).toBe('counter');
@@ -91,8 +91,8 @@ describe('roster node --status-port: metrics and probes on a real redis-server',
       expect(value('roster_store_errors_total', { kind: 'store_unavailable' })).toBe(0);
       expect(families.get('roster_store_operation_duration_seconds')?.type).toBe('histogram');
       expect(value('roster_store_operation_duration_seconds_count', { operation: 'get' })).toBeGreaterThan(0);
-      expect(families.get('roster_ping_pong_round_trip_seconds')?.type).toBe('histogram');
-      if (!isLeader) expect(value('roster_ping_pong_round_trip_seconds_count')).toBeGreaterThan(0);
+      expect(families.get('roster_pong_round_trip_seconds')?.type).toBe('histogram');
+      if (!isLeader) expect(value('roster_pong_round_trip_seconds_count')).toBeGreaterThan(0);
       expect(value('roster_nonce_moves_total', { key: 'leader' })).toBe(0); // no key was unavailable
       expect(families.has('process_cpu_user_seconds_total')).toBe(true);
     }
@@ -119,13 +119,13 @@ describe('roster node --status-port: metrics and probes on a real redis-server',
     for (const url of urls) await untilValue(() => probe(`${url}readyz`), (r) => r.status === 200, WAIT);
   });
 
-  it('lists every member in /status.json: a follower with its own PONG interval, the leader with every follower’s; every node its store round trip', async () => {
+  it('lists every member in /status.json: a follower with its own PONG round trip, the leader with every follower’s; every node its store round trip', async () => {
     const { urls } = await cluster();
     type Status = {
       id: string;
       role: string;
       intervalMs: number;
-      members: { list: { id: string; pongIntervalMs: number | null; latencyMs: number | null }[] };
+      members: { list: { id: string; pongRoundTripMs: number | null }[] };
       latency: { storeRoundTripMs: number | null };
     };
     for (const url of urls) {
@@ -134,16 +134,16 @@ describe('roster node --status-port: metrics and probes on a real redis-server',
         (s) =>
           s.latency.storeRoundTripMs !== null &&
           (s.role === 'leader'
-            ? s.members.list.filter((m) => m.id !== s.id).every((m) => m.pongIntervalMs !== null)
-            : s.members.list.some((m) => m.id === s.id && m.pongIntervalMs !== null)),
+            ? s.members.list.filter((m) => m.id !== s.id).every((m) => m.pongRoundTripMs !== null)
+            : s.members.list.some((m) => m.id === s.id && m.pongRoundTripMs !== null)),
         WAIT,
       );
       expect(status.members.list.map((m) => m.id)).toEqual(['a', 'b', 'c']);
       const followers = status.role === 'leader' ? status.members.list.filter((m) => m.id !== status.id) : status.members.list.filter((m) => m.id === status.id);
       for (const m of followers) {
         // A cadence: a PONG is found at the PING after the one it answers, about I later.
-        expect(m.pongIntervalMs).toBeGreaterThanOrEqual(status.intervalMs / 2);
-        expect(m.latencyMs).toBe(m.pongIntervalMs); // the former name of the same figure
+        expect(m.pongRoundTripMs).toBeGreaterThanOrEqual(status.intervalMs / 2);
+        expect(Object.keys(m).sort()).toEqual(['id', 'pongRoundTripMs', 'weight']); // one name for the figure
       }
       expect(status.latency.storeRoundTripMs).toBeGreaterThanOrEqual(0);
     }

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Namespace, RedisKV } from '@roster/kv-adapter';
-import { MemoryLogger } from '@roster/kv-adapter/testing';
+import { Namespace } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter/redis';
+import { MemoryLogger } from '@roster/testing';
 import { HeartbeatTable, PrimaryContender, PrimaryResolver } from '@roster/primary';
 import { startRedis } from './support/redis.js';
-import { waitFor } from '@roster/kv-adapter/testing';
+import { waitFor } from '@roster/testing';
 
-/** Seed 004 on a real redis-server (compare-and-set and `TIME` in one Lua script), real clock, generous bounds. */
+/** Per-type primaries through a heartbeat table, on a real redis-server (compare-and-set and `TIME` in one Lua script), real clock, generous bounds. */
 const I = 100;
 const T = 600;
 const TYPES = ['billing', 'search'] as const;
@@ -34,7 +35,7 @@ describe('@roster/primary on a real redis-server', () => {
         for (let i = 0; i < 2; i++) {
           const kv = await RedisKV.connect({ url: redis.url, commandTimeoutMs: 1000 });
           stores.push(kv);
-          const contender = new PrimaryContender({ kv, namespace, utype, endpoint: `${utype}-${i}:80`, intervalMs: I, timeoutMs: T, logger: new MemoryLogger() });
+          const contender = new PrimaryContender({ store: kv, namespace, utype, endpoint: `${utype}-${i}:80`, intervalMs: I, timeoutMs: T, logger: new MemoryLogger() });
           contender.on('startedActing', () => {
             const now = contenders.filter((c) => c.utype === utype && c.isActing);
             if (now.length > 1) violations.push(`${utype}: ${now.length} primaries`);
@@ -50,22 +51,22 @@ describe('@roster/primary on a real redis-server', () => {
       expect(primaries().map((p) => p.length)).toEqual([1, 1]);
 
       // The table and the resolver agree with the contenders.
-      const resolver = new PrimaryResolver({ kv: stores[0]!, namespace, intervalMs: I, timeoutMs: T });
+      const resolver = new PrimaryResolver({ store: stores[0]!, namespace, intervalMs: I, timeoutMs: T });
       for (const [index, utype] of TYPES.entries()) {
         const primary = primaries()[index]![0]!;
         expect(await resolver.resolve(utype)).toBe(primary.endpoint);
-        expect((await resolver.getPrimary(utype))?.uuid).toBe(primary.uuid);
+        expect((await resolver.getPrimary(utype))?.id).toBe(primary.id);
       }
 
       // Crash the primary of the first type (no release): the other takes over after T, not before.
-      const table = new HeartbeatTable({ kv: stores[0]!, namespace, timeoutMs: T });
+      const table = new HeartbeatTable({ store: stores[0]!, namespace, timeoutMs: T });
       const [crashed] = primaries()[0]!;
       const successor = contenders.find((c) => c.utype === TYPES[0] && c !== crashed)!;
       await crashed!.stop({ release: false });
       const stoppedAt = performance.now();
       const crashTakeover = await until(() => successor.isActing, 10 * T, 'takeover after a crash');
       const state = await table.inspect(TYPES[0]);
-      expect(state.state === 'live' && state.entry.uuid).toBe(successor.uuid);
+      expect(state.state === 'live' && state.entry.id).toBe(successor.id);
       // Its last heartbeat was at most I + a round before the stop; the successor waits for T after it.
       expect(performance.now() - stoppedAt).toBeGreaterThan(T - 2 * I);
 
@@ -90,23 +91,23 @@ describe('@roster/primary on a real redis-server', () => {
     const b = await RedisKV.connect({ url: redis.url, commandTimeoutMs: 1000 });
     try {
       const reports: string[] = [];
-      const tableA = new HeartbeatTable({ kv: a, namespace, timeoutMs: T, onCorruptEntry: (r) => reports.push(r.reason) });
-      const tableB = new HeartbeatTable({ kv: b, namespace, timeoutMs: T });
+      const tableA = new HeartbeatTable({ store: a, namespace, timeoutMs: T, onCorruptEntry: (r) => reports.push(r.reason) });
+      const tableB = new HeartbeatTable({ store: b, namespace, timeoutMs: T });
       for (let round = 0; round < 20; round++) {
         const utype = `race-${round}`;
         const outcomes = await Promise.all([tableA.updateHeartbeat('a', utype), tableB.updateHeartbeat('b', utype)]);
         expect(outcomes.filter((o) => o.written)).toHaveLength(1);
         const winner = outcomes.find((o) => o.written)!;
         const primary = await tableA.getPrimary(utype);
-        expect(primary?.uuid).toBe(winner.written ? winner.entry.uuid : undefined);
+        expect(primary?.id).toBe(winner.written ? winner.entry.id : undefined);
         expect(Number.isInteger(primary?.timestamp)).toBe(true); // Redis TIME, in whole ms
       }
 
-      await a.set(tableA.key('corrupt'), '{"uuid":"x","utype":"corrupt","timestamp":"later"}');
+      await a.set(tableA.key('corrupt'), '{"id":"x","utype":"corrupt","timestamp":"later"}');
       expect(await tableA.getPrimary('corrupt')).toBeUndefined();
       expect(reports).toEqual(['timestamp is not a finite number ≥ 0']);
       expect(await tableB.updateHeartbeat('b', 'corrupt')).toMatchObject({ written: true, previous: 'corrupt' });
-      expect((await tableA.getPrimary('corrupt'))?.uuid).toBe('b');
+      expect((await tableA.getPrimary('corrupt'))?.id).toBe('b');
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

@@ -14,8 +14,9 @@
  */
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CompoundKey, Namespace, RedisKV, connectStore, type KV } from '@roster/kv-adapter';
-import { LocalRedisCluster, redisCommand, type LocalRedisShard } from '@roster/kv-adapter/testing';
+import { CompoundKey, Namespace, connectStore, type KV } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter/redis';
+import { LocalRedisCluster, redisCommand, type LocalRedisShard } from '@roster/testing';
 import { redisServerBinary } from './support/redis.js';
 
 /** One operation's bound: `roster node`'s at I = 1000 ms (τ = I/2), wide for a loaded machine. */

@@ -1,14 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CompoundKey,
-  KeyUnavailableError,
-  RedisKV,
-  StoreUnavailableError,
-  readWindow,
-  writeMoving,
-} from '@roster/kv-adapter';
+import { CompoundKey, KeyUnavailableError, StoreUnavailableError, readWindow, writeMoving } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter/redis';
 import { startRedisCluster, type RedisClusterTestNode, type RedisTestCluster } from './support/redis.js';
-import { waitFor } from '@roster/kv-adapter/testing';
+import { waitFor } from '@roster/testing';
 
 /** How long an operation on a key whose shard is dead may take to fail (measured: ~0.1–0.25 s). */
 const DEAD_SHARD_BOUND_MS = 3000;

@@ -2,8 +2,9 @@ import { createServer } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { ConfigError, KVRejectedError, RedisKV, RosterError, StoreUnavailableError, ValueTooLargeError, parseStoreUrl, redactStoreUrl } from '@roster/kv-adapter';
-import { MemoryLogger } from '@roster/kv-adapter/testing';
+import { ConfigError, KVRejectedError, RosterError, StoreUnavailableError, ValueTooLargeError, redactStoreUrl } from '@roster/kv-adapter';
+import { RedisKV, parseStoreUrl } from '@roster/kv-adapter/redis';
+import { MemoryLogger } from '@roster/testing';
 import { kvContract } from '../packages/kv-adapter/test/contract.js';
 import { startRedis, type RedisTestServer } from './support/redis.js';
 

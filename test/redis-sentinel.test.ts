@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RedisKV, RosterError, StoreUnavailableError } from '@roster/kv-adapter';
-import { MemoryLogger, redisCommand, waitFor, type LocalRedisSentinel } from '@roster/kv-adapter/testing';
+import { RosterError, StoreUnavailableError } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter/redis';
+import { MemoryLogger, redisCommand, waitFor, type LocalRedisSentinel } from '@roster/testing';
 import { kvContract } from '../packages/kv-adapter/test/contract.js';
 import { startRedisSentinel } from './support/redis.js';
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { KeyUnavailableError, RedisKV, StoreUnavailableError, type Logger } from '@roster/kv-adapter';
+import { KeyUnavailableError, StoreUnavailableError, type Logger } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter/redis';
 import { startRedisCluster, type RedisTestCluster } from './support/redis.js';
 
 /** Collects the messages logged at warn and above. */

@@ -93,7 +93,7 @@ describe('no password in anything Roster prints or serves', () => {
   it('roster node: stdout, debug logs, the status page, /status.json, /metrics, probes and /events (NDJSON and SSE)', async () => {
     const key = `sec${Math.random().toString(36).slice(2, 7)}`;
     const start = (id: string) =>
-      startRoster('node', '--store', url, '--key', key, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T), '--json', '--verbose', '--status-port', '0');
+      startRoster('node', '--store', url, '--group', key, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T), '--json', '--verbose', '--status-port', '0');
     const nodes = [start('a'), start('b')];
     await until(() => nodes.every((p) => p.members.length === 2 && p.leader !== undefined && p.leader !== null), WAIT, () => nodes.map((p) => p.describe()).join('\n'));
     const pages = await Promise.all(nodes.map((p) => statusUrl(p, WAIT)));
@@ -106,7 +106,7 @@ describe('no password in anything Roster prints or serves', () => {
   });
 
   it('roster node with a wrong password fails with one line that names the store, redacted', async () => {
-    const { exit, stdout, stderr } = await runRoster(['node', '--store', wrongUrl, '--key', 'sec', '--env', 'test', '--connect-timeout', '1000', '--verbose', '--json'], WAIT);
+    const { exit, stdout, stderr } = await runRoster(['node', '--store', wrongUrl, '--group', 'sec', '--env', 'test', '--connect-timeout', '1000', '--verbose', '--json'], WAIT);
     expect(exit.code).not.toBe(0);
     expect(stderr).toContain('127.0.0.1');
     expectNoSecret([stdout, stderr]);
@@ -114,7 +114,7 @@ describe('no password in anything Roster prints or serves', () => {
 
   it('roster node with a malformed store URL holding a password names neither', async () => {
     for (const bad of [`redis://u:${MARKER}@127.0.0.1:notaport`, `redis://u:${MARKER}/x@127.0.0.1:1`, `redis://u:${MARKER},x@127.0.0.1:1`, `u:${MARKER}@127.0.0.1:1`]) {
-      const { exit, stdout, stderr } = await runRoster(['node', '--store', bad, '--key', 'sec', '--env', 'test', '--json'], WAIT);
+      const { exit, stdout, stderr } = await runRoster(['node', '--store', bad, '--group', 'sec', '--env', 'test', '--json'], WAIT);
       expect(exit.code).toBe(2);
       expectNoSecret([stdout, stderr]);
     }
@@ -122,10 +122,10 @@ describe('no password in anything Roster prints or serves', () => {
 
   it('roster primary run and get, with the right and a wrong password', async () => {
     const key = `secp${Math.random().toString(36).slice(2, 7)}`;
-    const run = startRoster('primary', 'run', '--store', url, '--key', key, '--env', 'test', '--type', 'billing', '--interval', String(I), '--timeout', String(T), '--json', '--verbose');
+    const run = startRoster('primary', 'run', '--store', url, '--group', key, '--env', 'test', '--type', 'billing', '--interval', String(I), '--timeout', String(T), '--json', '--verbose');
     await until(() => run.lines.some((l) => l.includes('"primary"')), WAIT, () => run.describe());
-    const get = await runRoster(['primary', 'get', '--store', url, '--key', key, '--env', 'test', '--type', 'billing', '--json']);
-    const wrong = await runRoster(['primary', 'get', '--store', wrongUrl, '--key', key, '--env', 'test', '--type', 'billing', '--connect-timeout', '1000']);
+    const get = await runRoster(['primary', 'get', '--store', url, '--group', key, '--env', 'test', '--type', 'billing', '--json']);
+    const wrong = await runRoster(['primary', 'get', '--store', wrongUrl, '--group', key, '--env', 'test', '--type', 'billing', '--connect-timeout', '1000']);
     expect(wrong.exit.code).not.toBe(0);
     run.signal('SIGTERM');
     await run.exited;
@@ -146,7 +146,7 @@ describe('no password in anything Roster prints or serves', () => {
   it('roster node with the store only in the environment and --log-format json: JSON logs on stderr, events on stdout, no password', async () => {
     const key = `sece${Math.random().toString(36).slice(2, 7)}`;
     const env = { ROSTER_STORE_URL: bareUrl, ROSTER_STORE_PASSWORD: MARKER };
-    const node = startRosterWithEnv(env, 'node', '--key', key, '--env', 'test', '--id', 'e1', '--interval', String(I), '--timeout', String(T), '--json', '--verbose', '--log-format', 'json', '--status-port', '0');
+    const node = startRosterWithEnv(env, 'node', '--group', key, '--env', 'test', '--id', 'e1', '--interval', String(I), '--timeout', String(T), '--json', '--verbose', '--log-format', 'json', '--status-port', '0');
     await until(() => node.leader?.id === 'e1' && node.members.length === 1, WAIT, () => node.describe());
     const logs = () => node.stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
     await until(() => logs().some((l) => l.msg === 'status page'), WAIT, () => node.describe());
@@ -169,9 +169,9 @@ describe('no password in anything Roster prints or serves', () => {
   it('--store-file: the URL from a file; a wrong ROSTER_STORE_PASSWORD fails without showing it; text logs carry an ISO time with offset', async () => {
     const key = `secf${Math.random().toString(36).slice(2, 7)}`;
     const file = secretFile('store-url', `${url}\n`);
-    const got = await runRoster(['primary', 'get', '--store-file', file, '--key', key, '--env', 'test', '--type', 'billing', '--json']);
+    const got = await runRoster(['primary', 'get', '--store-file', file, '--group', key, '--env', 'test', '--type', 'billing', '--json']);
     expect(got.exit.code).toBe(3); // reached the store: no primary
-    const wrong = await runRoster(['node', '--store-file', secretFile('bare-url', bareUrl), '--key', key, '--env', 'test', '--connect-timeout', '1000', '--verbose'], WAIT, {
+    const wrong = await runRoster(['node', '--store-file', secretFile('bare-url', bareUrl), '--group', key, '--env', 'test', '--connect-timeout', '1000', '--verbose'], WAIT, {
       ROSTER_STORE_PASSWORD: WRONG,
     });
     expect(wrong.exit.code).toBe(2);

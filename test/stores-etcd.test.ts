@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LocalEtcd } from '@roster/kv-adapter/testing';
+import { LocalEtcd } from '@roster/testing';
 import { killAllNodes, runRoster, startRoster, until, type RosterNodeProcess } from './support/rosterNode.js';
 import { killAll as killClusterTests, startClusterTest } from './support/clusterTest.js';
 
@@ -39,7 +39,7 @@ class Group {
   readonly url = etcd.url(`stores-${++groups}`);
 
   start(id: string): RosterNodeProcess {
-    const p = startRoster('node', '--json', '--store', this.url, '--key', 'etcd', '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T));
+    const p = startRoster('node', '--json', '--store', this.url, '--group', 'etcd', '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T));
     this.nodes.push(p);
     return p;
   }
@@ -231,7 +231,7 @@ describe('roster node on a 3-member etcd', () => {
   });
 
   it('roster primary refuses etcd in one line: it needs the store clock that etcd does not have', async () => {
-    const { exit, stderr } = await runRoster(['primary', 'run', '--store', etcd.url('primary'), '--key', 'p', '--env', 'test', '--type', 'billing']);
+    const { exit, stderr } = await runRoster(['primary', 'run', '--store', etcd.url('primary'), '--group', 'p', '--env', 'test', '--type', 'billing']);
     expect(exit.code).toBe(2);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/^roster primary run: the store cannot hold a heartbeat table: .*EtcdKV does not support a clock of its own \(time\)/);

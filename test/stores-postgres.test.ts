@@ -1,6 +1,6 @@
 import type { PrimaryEvent } from '@roster/cli';
 import { connectStore, StoreAccessError } from '@roster/kv-adapter';
-import { LocalPostgres } from '@roster/kv-adapter/testing';
+import { LocalPostgres } from '@roster/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeCertificates, type TestCertificates } from './support/certificates.js';
 import { killAll as killAllClusterTests, startClusterTest } from './support/clusterTest.js';
@@ -43,7 +43,7 @@ function idOf(p: RosterNodeProcess): string {
 
 function startNode(): RosterNodeProcess {
   const id = `n${++ids}`;
-  const p = startRoster('node', '--store', `${server.url}?application_name=roster_${id}`, '--key', KEY, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T), '--json');
+  const p = startRoster('node', '--store', `${server.url}?application_name=roster_${id}`, '--group', KEY, '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T), '--json');
   nodes.push(p);
   return p;
 }
@@ -258,12 +258,12 @@ describe('roster primary on PostgreSQL', () => {
   afterEach(killAllNodes);
 
   it('a contender acts as primary with the database clock, and `primary get` reads it', async () => {
-    const p = startRoster('primary', 'run', '--store', server.url, '--key', 'pgprimary', '--env', 'test', '--type', 'db', '--id', 'p1', '--endpoint', 'p1.local:8080', '--interval', String(I), '--timeout', '1200', '--json');
+    const p = startRoster('primary', 'run', '--store', server.url, '--group', 'pgprimary', '--env', 'test', '--type', 'db', '--id', 'p1', '--endpoint', 'p1.local:8080', '--interval', String(I), '--timeout', '1200', '--json');
     await until(() => (p.events as unknown as PrimaryEvent[]).some((e) => e.event === 'acting'), WAIT, () => p.describe());
     const acting = (p.events as unknown as PrimaryEvent[]).find((e): e is Extract<PrimaryEvent, { event: 'acting' }> => e.event === 'acting')!;
     const dbNow = Number(await server.sql('SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint'));
     expect(Math.abs(dbNow - acting.claimedAt)).toBeLessThan(WAIT);
-    const got = await runRoster(['primary', 'get', '--store', server.url, '--key', 'pgprimary', '--env', 'test', '--type', 'db', '--timeout', '1200', '--json']);
+    const got = await runRoster(['primary', 'get', '--store', server.url, '--group', 'pgprimary', '--env', 'test', '--type', 'db', '--timeout', '1200', '--json']);
     expect(got.exit.code, got.stderr).toBe(0);
     expect(JSON.parse(got.stdout)).toMatchObject({ primary: 'p1', endpoint: 'p1.local:8080' });
     p.signal('SIGTERM');

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRedisFailover, LocalRedisSentinel } from '@roster/kv-adapter/testing';
+import type { LocalRedisFailover, LocalRedisSentinel } from '@roster/testing';
 import { startRedisSentinel } from './support/redis.js';
 import { killAllNodes, startRoster, until, type RosterNodeProcess } from './support/rosterNode.js';
 
@@ -37,7 +37,7 @@ afterEach(async () => {
 });
 
 function start(key: string, id: string): RosterNodeProcess {
-  const p = startRoster('node', '--json', '--store', sentinel.url, '--key', key, '--env', 'sentinel', '--id', id, '--interval', String(I), '--timeout', String(T));
+  const p = startRoster('node', '--json', '--store', sentinel.url, '--group', key, '--env', 'sentinel', '--id', id, '--interval', String(I), '--timeout', String(T));
   nodes.push(p);
   return p;
 }

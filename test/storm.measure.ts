@@ -21,7 +21,8 @@ function countConnects(): { readonly perPort: Map<number, number>; restore(): vo
 }
 import net from 'node:net';
 import { it } from 'vitest';
-import { RedisKV, type Logger } from '@roster/kv-adapter';
+import { type Logger } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter/redis';
 import { startRedisCluster } from './support/redis.js';
 
 function countingLogger(counts: Map<string, number>, level: { min: number }): Logger {

@@ -4,7 +4,8 @@
  * exit 2 of every access problem at start.
  */
 import { readFile } from 'node:fs/promises';
-import { RedisKV, StoreAccessError } from '@roster/kv-adapter';
+import { StoreAccessError } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter/redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeCertificates, type TestCertificates } from './support/certificates.js';
 import { killAll as killAllClusterTests, startClusterTest } from './support/clusterTest.js';
@@ -54,7 +55,7 @@ const AT_ONCE = { connectTimeoutMs: 20_000, withinMs: 15_000 } as const;
 /** Runs `roster node` to its end and checks the one-line exit 2 within `withinMs`. */
 async function expectRefusedAtStart(args: string[], pattern: RegExp, { connectTimeoutMs, withinMs }: { connectTimeoutMs: number; withinMs: number } = AT_ONCE): Promise<string> {
   const started = performance.now();
-  const { exit, stdout, stderr } = await runRoster(['node', '--json', '--key', KEY, '--env', ENV, '--connect-timeout', String(connectTimeoutMs), ...args], 60_000);
+  const { exit, stdout, stderr } = await runRoster(['node', '--json', '--group', KEY, '--env', ENV, '--connect-timeout', String(connectTimeoutMs), ...args], 60_000);
   const tookMs = performance.now() - started;
   expect(exit.code, stderr).toBe(2);
   expect(stdout).toBe('');
@@ -81,7 +82,7 @@ describe('one Redis server over TLS with an ACL user', () => {
 
   it('three `roster node` processes converge over rediss:// with mutual TLS and a user holding exactly the documented rule', async () => {
     const nodes = [0, 1, 2].map((i) =>
-      startRoster('node', '--json', '--store', url(), '--key', KEY, '--env', ENV, '--id', `tls-${i}`, '--interval', '200', '--timeout', '1000', ...tlsFlags()),
+      startRoster('node', '--json', '--store', url(), '--group', KEY, '--env', ENV, '--id', `tls-${i}`, '--interval', '200', '--timeout', '1000', ...tlsFlags()),
     );
     await until(() => converged(nodes), 30_000, () => nodes.map((p) => p.describe()).join('\n'));
     for (const p of nodes) expect(p.stderr).not.toContain(PASSWORD);
@@ -89,9 +90,9 @@ describe('one Redis server over TLS with an ACL user', () => {
 
   it('cluster-test instances meet over rediss:// with --tls-ca, --tls-cert and --tls-key', async () => {
     await server.admin(['ACL', 'SETUSER', 'ct', ...minimalRule('ct', 'dev')]);
-    const registry = url('ct');
+    const store = url('ct');
     const start = (id: string, n: number) =>
-      startClusterTest('-k', 'ct', '-e', 'dev', '-i', id, '-n', String(n), '-r', registry, '--interval', '200', '--timeout', '1000', ...tlsFlags());
+      startClusterTest('-k', 'ct', '-e', 'dev', '-i', id, '-n', String(n), '-r', store, '--interval', '200', '--timeout', '1000', ...tlsFlags());
     const all = [start('a', 2), start('b', 1)];
     await Promise.all(all.map((p) => p.waitFor(() => p.last()?.total === 3, 30_000, 'total 3')));
     expect(all[0]!.last()).toEqual({ index: 0, threads: 2, total: 3 });
@@ -99,7 +100,7 @@ describe('one Redis server over TLS with an ACL user', () => {
 
   it('takes the TLS files from ROSTER_TLS_CA, ROSTER_TLS_CERT and ROSTER_TLS_KEY when the flags are absent', async () => {
     const { exit, stderr } = await runEnv(
-      ['primary', 'get', '--store', url(), '--key', KEY, '--env', ENV, '--type', 'billing'],
+      ['primary', 'get', '--store', url(), '--group', KEY, '--env', ENV, '--type', 'billing'],
       { ROSTER_TLS_CA: certs.caCert, ROSTER_TLS_CERT: certs.clientCert, ROSTER_TLS_KEY: certs.clientKey },
     );
     expect(exit, stderr).toBe(3); // connected; no primary of that type
@@ -134,7 +135,7 @@ describe('one Redis server over TLS with an ACL user', () => {
   it('a permission lost at run time is handled as an unavailable store: the nodes keep running, and they converge again when it is back', async () => {
     await server.admin(['ACL', 'SETUSER', 'runtime', ...minimalRule('runtime', ENV)]);
     const nodes = [0, 1, 2].map((i) =>
-      startRoster('node', '--json', '--store', url('runtime'), '--key', 'runtime', '--env', ENV, '--id', `rt-${i}`, '--interval', '200', '--timeout', '1000', ...tlsFlags()),
+      startRoster('node', '--json', '--store', url('runtime'), '--group', 'runtime', '--env', ENV, '--id', `rt-${i}`, '--interval', '200', '--timeout', '1000', ...tlsFlags()),
     );
     await until(() => converged(nodes), 30_000, () => nodes.map((p) => p.describe()).join('\n'));
     await server.admin(['ACL', 'SETUSER', 'runtime', '-set', '-eval', '-evalsha', '-append']);

@@ -1,12 +1,13 @@
 /**
- * The parsers of what an operator types, fed arbitrary text: the store URL, the cluster key and
+ * The parsers of what an operator types, fed arbitrary text: the store URL, the group and
  * environment names, and the whole `roster` command line. Each refuses with its typed error
  * (ConfigError naming the field, or one CliError line and exit code 2), never leaks a password,
  * and what it accepts round-trips.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, Namespace, parseStoreUrl, redactStoreUrl, type ParsedStoreUrl } from '@roster/kv-adapter';
+import { ConfigError, Namespace, redactStoreUrl, type ParsedStoreUrl } from '@roster/kv-adapter';
+import { parseStoreUrl } from '@roster/kv-adapter/redis';
 import { runCli, type CliIO } from '@roster/cli';
 import { anyText, fuzzParams, mutated, textOver } from '../support/fuzz.js';
 
@@ -93,32 +94,32 @@ describe('the store URL', () => {
   });
 });
 
-describe('cluster key and environment names', () => {
+describe('group and environment names', () => {
   const NAME_ALPHABET = ['a', 'Z', '0', '.', '_', '-', ':', '@', '/', ' ', '*', '?', '[', ']', '{', '}', '..', '\u0000', '\n', '\t', 'é', '\u200b'];
   const valid = fc.stringMatching(/^[A-Za-z0-9_\-:@]([A-Za-z0-9._\-:@]{0,20}[A-Za-z0-9_\-:@])?$/).filter((s) => !s.includes('..'));
 
   it('Namespace accepts only 1 to 128 of letters, digits and . _ - : @ (no `.` alone, no `..`); anything else is ConfigError naming the field', () => {
     fc.assert(
       fc.property(fc.oneof(anyText(NAME_ALPHABET), mutated(valid), fc.constantFrom('', '.', '..', 'a..b', 'x'.repeat(129), 'a/b', 'a b', 'a*', 'a?', 'a[b]', '{tag}')), (name) => {
-        const cluster = configOrThrow('cluster', () => new Namespace(name, 'dev'));
+        const group = configOrThrow('group', () => new Namespace(name, 'dev'));
         const env = configOrThrow('env', () => new Namespace('app', name));
         const ok = name.length >= 1 && name.length <= 128 && /^[A-Za-z0-9._\-:@]+$/.test(name) && name !== '.' && !name.includes('..');
-        expect(cluster instanceof ConfigError).toBe(!ok);
+        expect(group instanceof ConfigError).toBe(!ok);
         expect(env instanceof ConfigError).toBe(!ok);
         if (!ok) return;
-        expect((cluster as Namespace).prefix).toBe(`roster/${name}/dev/`);
+        expect((group as Namespace).prefix).toBe(`roster/${name}/dev/`);
         expect((env as Namespace).prefix).toBe(`roster/app/${name}/`);
       }),
       fuzzParams,
     );
   });
 
-  it('two different (cluster, env) pairs never share a key: neither prefix starts with the other', () => {
+  it('two different (group, env) pairs never share a key: neither prefix starts with the other', () => {
     fc.assert(
-      fc.property(valid, valid, valid, valid, (c1, e1, c2, e2) => {
-        fc.pre(c1 !== c2 || e1 !== e2);
-        const a = new Namespace(c1, e1).prefix;
-        const b = new Namespace(c2, e2).prefix;
+      fc.property(valid, valid, valid, valid, (g1, e1, g2, e2) => {
+        fc.pre(g1 !== g2 || e1 !== e2);
+        const a = new Namespace(g1, e1).prefix;
+        const b = new Namespace(g2, e2).prefix;
         expect(a.startsWith(b) || b.startsWith(a)).toBe(false);
       }),
       fuzzParams,
@@ -143,7 +144,7 @@ describe('the roster command line', () => {
     return io;
   }
 
-  const FLAGS = ['node', 'primary', 'help', '--help', '-h', '--store', '--key', '--env', '--id', '--interval', '--timeout', '--status-port', '--connect-timeout', '--json', '--verbose', '--type', '--json=1', '--interval=-1', '-x', '--', '=', '0', '1', '99999999999999999999', '-1', 'redis://u:Zqpw@h:x', ' '];
+  const FLAGS = ['node', 'primary', 'help', '--help', '-h', '--store', '--group', '--env', '--id', '--interval', '--timeout', '--status-port', '--connect-timeout', '--json', '--verbose', '--type', '--json=1', '--interval=-1', '-x', '--', '=', '0', '1', '99999999999999999999', '-1', 'redis://u:Zqpw@h:x', ' '];
   const args = fc.array(fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...FLAGS) }, { weight: 1, arbitrary: anyText(['-', '=', 'a'], { huge: false }) }), { maxLength: 8 });
 
   it('runCli answers any arguments that name no usable store with exit 0 or one line and exit 2, never an unexpected error', async () => {

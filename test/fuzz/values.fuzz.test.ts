@@ -17,7 +17,7 @@ import {
   type Member,
 } from '@roster/follower';
 import { CompoundKey, MemoryKV } from '@roster/kv-adapter';
-import { MemoryLogger, VirtualClock } from '@roster/kv-adapter/testing';
+import { MemoryLogger, VirtualClock } from '@roster/testing';
 import { JoinPoller } from '../../packages/election/src/JoinPoller.js';
 import { applyListStep, diffLists, formatListStep, parseListStep } from '../../packages/follower/src/listStep.js';
 import { decodeEntry, encodeEntry, type HeartbeatEntry } from '../../packages/primary/src/entryCodec.js';
@@ -232,7 +232,7 @@ describe('the id-key value', () => {
       fc.property(fc.oneof(anyText(['PING', 'PONG', 'LEAVE', ' ', '0', '1', '9', '-', '\n']), mutated(valid)), (text) => {
         const v = total(() => parseIdKeyValue(text));
         if (v === undefined) return;
-        const rtt = v.kind === 'ping' && v.rttMs !== undefined ? ` ${v.rttMs}` : '';
+        const rtt = v.kind === 'ping' && v.pongRoundTripMs !== undefined ? ` ${v.pongRoundTripMs}` : '';
         const formatted = v.kind === 'leave' ? 'LEAVE' : `${v.kind.toUpperCase()} ${v.seq}${rtt}`;
         expect(formatted).toBe(text);
         if (v.kind !== 'leave') expect(Number.isSafeInteger(v.seq) && v.seq >= 0).toBe(true);
@@ -245,7 +245,7 @@ describe('the id-key value', () => {
     fc.assert(
       fc.property(valid, (text) => {
         const v = parseIdKeyValue(text)!;
-        const rtt = v.kind === 'ping' && v.rttMs !== undefined ? ` ${v.rttMs}` : '';
+        const rtt = v.kind === 'ping' && v.pongRoundTripMs !== undefined ? ` ${v.pongRoundTripMs}` : '';
         expect(v.kind === 'leave' ? 'LEAVE' : `${v.kind.toUpperCase()} ${v.seq}${rtt}`).toBe(text);
       }),
       fuzzParams,
@@ -254,17 +254,16 @@ describe('the id-key value', () => {
 });
 
 describe('the primary heartbeat entry', () => {
-  const token = fc.string({ unit: 'binary', minLength: 1, maxLength: 128 }).filter((s) => /^\S+$/u.test(s));
   const entry: fc.Arbitrary<HeartbeatEntry> = fc.record(
     {
-      uuid: token,
+      id,
       utype: fc.constant('billing'),
       timestamp: fc.oneof(fc.maxSafeNat(), fc.double({ min: 0, max: 1e15, noNaN: true })),
       endpoint: fc.string({ unit: 'binary', minLength: 1, maxLength: 1024 }),
     },
-    { requiredKeys: ['uuid', 'utype', 'timestamp'] },
+    { requiredKeys: ['id', 'utype', 'timestamp'] },
   );
-  const JSON_ALPHABET = ['{', '}', '"', ':', ',', 'uuid', 'utype', 'timestamp', 'endpoint', 'billing', '1', '-1', 'null', 'true', '[', ']', '\\u0000', ' '];
+  const JSON_ALPHABET = ['{', '}', '"', ':', ',', 'id', 'utype', 'timestamp', 'endpoint', 'billing', '1', '-1', 'null', 'true', '[', ']', '\\u0000', ' '];
 
   it('decodeEntry answers every text with empty, entry or corrupt, and never throws', () => {
     fc.assert(
@@ -275,7 +274,7 @@ describe('the primary heartbeat entry', () => {
         const e = decoded.entry;
         // Nothing malformed is adopted: the entry obeys every rule, and is a fixed point of the codec.
         expect(e.utype).toBe('billing');
-        expect(typeof e.uuid === 'string' && /^\S+$/u.test(e.uuid) && e.uuid.length <= 128 && e.uuid.isWellFormed()).toBe(true);
+        expect(isValidId(e.id)).toBe(true); // a node id, the one rule for ids
         expect(Number.isFinite(e.timestamp) && e.timestamp >= 0).toBe(true);
         if (e.endpoint !== undefined) expect(e.endpoint.length >= 1 && e.endpoint.length <= 1024 && e.endpoint.isWellFormed()).toBe(true);
         expect(decodeEntry(encodeEntry(e), 'billing')).toEqual(decoded);

@@ -7,11 +7,11 @@
 // reports convergence time, Redis commands and bytes sent per member per interval in steady state
 // (INFO commandstats and total_net_output_bytes deltas), the leader process's CPU, and the
 // failover time after the leader crashes (destroy(): no goodbye), as one JSON line.
-import { fork, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createNode } from '@roster/election';
-import { RedisKV } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter/redis';
+import { LocalRedis } from '@roster/testing';
 import { Redis } from 'ioredis';
 
 const now = () => performance.timeOrigin + performance.now();
@@ -23,7 +23,7 @@ else await main();
 async function worker() {
   const { url, ids, intervalMs, timeoutMs, n } = JSON.parse(process.argv[3]);
   const kv = await RedisKV.connect({ url, commandTimeoutMs: Math.max(1000, intervalMs) });
-  const nodes = ids.map((id) => createNode({ kv, cluster: 'scale', env: 'measure', id, intervalMs, timeoutMs }));
+  const nodes = ids.map((id) => createNode({ store: kv, group: 'scale', env: 'measure', id, intervalMs, timeoutMs }));
   let converged = 0;
   let following = 0;
   let oldLeader;
@@ -60,30 +60,21 @@ async function worker() {
   process.send({ type: 'ready' });
 }
 
-async function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 async function main() {
   const n = Number(process.argv[2] ?? 100);
   const intervalMs = Number(process.argv[3] ?? 100);
   const timeoutMs = Number(process.argv[4] ?? 5 * intervalMs);
   const perProcess = Number(process.argv[5] ?? 250);
-  const port = await freePort();
-  const server = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--bind', '127.0.0.1'], { stdio: 'ignore' });
-  const url = `redis://127.0.0.1:${port}`;
+  // The one local-server fixture of the tests, the bench and the demo (@roster/testing).
+  const server = await LocalRedis.start();
+  const { port, url } = server;
   const admin = new Redis(port, '127.0.0.1', { lazyConnect: true });
   admin.on('error', () => undefined);
   const workers = [];
   // Stopped from outside (a timeout): take the redis-server and the workers down too.
   process.once('SIGTERM', () => {
     for (const w of workers) w.kill();
-    server.kill('SIGTERM');
+    void server.kill();
     process.exit(143);
   });
   try {
@@ -96,7 +87,7 @@ async function main() {
       }
     }
     const kv = await RedisKV.connect({ url });
-    const leader = createNode({ kv, cluster: 'scale', env: 'measure', id: 'leader', intervalMs, timeoutMs });
+    const leader = createNode({ store: kv, group: 'scale', env: 'measure', id: 'leader', intervalMs, timeoutMs });
     await leader.start();
     while (!leader.isLeader()) await sleep(intervalMs / 2);
 
@@ -181,6 +172,6 @@ async function main() {
     await sleep(500);
     for (const w of workers) w.kill();
     admin.disconnect();
-    server.kill('SIGTERM');
+    await server.stop();
   }
 }

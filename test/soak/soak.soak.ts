@@ -55,9 +55,9 @@ async function metric(url: string): Promise<{ rss: number; heap: number; fds: nu
 
 it(`five nodes through ${MINUTES} minutes of repeated faults: always converge again, memory and handles flat`, async () => {
   redis = await startRedis();
-  proxy = await startTcpProxy(redis.port, { latencyMs: 5 });
+  proxy = await startTcpProxy(redis.port, { delayMs: 5 });
   const nodes = IDS.map((id) =>
-    startRoster('node', '--json', '--store', `redis://127.0.0.1:${proxy!.port}`, '--key', 'soak', '--env', 'soak', '--id', id, '--interval', String(I), '--timeout', String(T), '--status-port', '0'),
+    startRoster('node', '--json', '--store', `redis://127.0.0.1:${proxy!.port}`, '--group', 'soak', '--env', 'soak', '--id', id, '--interval', String(I), '--timeout', String(T), '--status-port', '0'),
   );
   const describeAll = (): string => nodes.map((p) => p.describe().slice(-800)).join('\n');
   await until(() => nodes.every((p) => /status page url=http/.test(p.stderr)) && converged(nodes), 10 * T + GENEROUS, describeAll);

@@ -9,10 +9,10 @@
  */
 import { Cluster } from 'ioredis';
 import type { LeaderEvent, MembersEvent, RoleEvent } from '@roster/cli';
-import { waitFor, type LocalRedisCluster, type LocalRedisShard } from '@roster/kv-adapter/testing';
+import { waitFor, type LocalRedisCluster, type LocalRedisShard } from '@roster/testing';
 import { startRoster, type RosterNodeProcess } from './rosterNode.js';
 
-/** The cluster key and environment the group's nodes use. */
+/** The group and environment the nodes use. */
 export const KEY = 'topology';
 export const ENV = 'test';
 
@@ -61,7 +61,7 @@ export class TopologyGroup {
   /** Starts `roster node --json` with this group's store, key, env, interval and timeout. */
   start(id: string): RosterNodeProcess {
     // prettier-ignore
-    const p = startRoster('node', '--json', '--store', this.url, '--key', KEY, '--env', ENV, '--id', id,
+    const p = startRoster('node', '--json', '--store', this.url, '--group', KEY, '--env', ENV, '--id', id,
       '--interval', String(this.intervalMs), '--timeout', String(this.timeoutMs));
     this.nodes.push(p);
     this.#byId.set(id, p);

@@ -7,7 +7,7 @@
  */
 import { startRedisCluster, type RedisClusterTestNode, type RedisTestCluster } from './redis.js';
 import { killAllNodes, startRoster, type RosterNodeProcess } from './rosterNode.js';
-import { waitFor } from '@roster/kv-adapter/testing';
+import { waitFor } from '@roster/testing';
 
 /** How the shard fails: `kill` (SIGKILL, refused connections), `stop` (SIGSTOP, everything hangs). */
 export type ShardFault = 'kill' | 'stop';
@@ -159,7 +159,7 @@ class Group {
   ) {}
 
   start(id: string): RosterNodeProcess {
-    const p = startRoster('node', '--json', '--store', this.url, '--key', KEY, '--env', ENV, '--id', id, '--interval', String(this.I), '--timeout', String(this.T));
+    const p = startRoster('node', '--json', '--store', this.url, '--group', KEY, '--env', ENV, '--id', id, '--interval', String(this.I), '--timeout', String(this.T));
     this.nodes.push(p);
     this.#ids.set(id, p);
     return p;

@@ -11,7 +11,7 @@
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { createNode } from '@roster/election';
-import { RedisKV } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter/redis';
 
 const { values } = parseArgs({
   options: {
@@ -29,8 +29,8 @@ const print = (event, fields = {}) => process.stdout.write(`${JSON.stringify({ t
 
 const kv = await RedisKV.connect({ url: values.url, commandTimeoutMs: 1000 });
 const node = createNode({
-  kv,
-  cluster: 'leader-work',
+  store: kv,
+  group: 'leader-work',
   env: values.env,
   id: values.id,
   intervalMs: Number(values.interval),

@@ -3,11 +3,11 @@
  * ({@link startRedisCluster}), each started by the test itself on free loopback ports, in a temp
  * directory under `os.tmpdir()`, and torn down by `stop()`.
  *
- * Binaries: `redis-server` is `$REDISMS_SYSTEM_BINARY`, else `$ROSTER_REDIS_SERVER`, else the
- * first `redis-server` on `PATH` (Debian: `/usr/bin/redis-server`). {@link startRedis} goes through
- * redis-memory-server, which falls back to its own download/build when none is found;
- * {@link startRedisCluster} needs a real binary: it runs kv-adapter's `LocalRedisCluster`, which
- * forms the cluster itself (no `redis-cli`).
+ * Every one runs on @roster/testing's local servers (`LocalRedis`, `LocalRedisCluster`,
+ * `LocalRedisSentinel`), and so on its one process fixture, `ServerProcess`, as the bench and the
+ * demo do. Binaries: `redis-server` is `$REDISMS_SYSTEM_BINARY`, else `$ROSTER_REDIS_SERVER`, else
+ * the first `redis-server` on `PATH` (Debian: `/usr/bin/redis-server`): @roster/testing's
+ * `findRedisServer`. The cluster is formed by `LocalRedisCluster` itself (no `redis-cli`).
  *
  * Always stop what you start, e.g. in `afterAll`, or in `finally`:
  *
@@ -21,16 +21,12 @@
  * }
  * ```
  *
- * Every cluster node is also SIGKILLed when the test process exits (redis-memory-server watches
- * the single servers), so a crashed test run leaves no server behind.
+ * Every server is also SIGKILLed when the test process exits (`ServerProcess`), so a crashed test
+ * run leaves no server behind.
  */
-import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { LOOPBACK_HOST, LocalRedisCluster, LocalRedisSentinel, redisCommand, type LocalRedisSentinelOptions, type LocalRedisShard } from '@roster/kv-adapter/testing';
-import { RedisMemoryServer } from 'redis-memory-server';
+import { LOOPBACK_HOST, LocalRedis, LocalRedisCluster, LocalRedisSentinel, findRedisServer, type LocalRedisSentinelOptions, type LocalRedisShard } from '@roster/testing';
 
 /** The loopback address every test server binds to. */
 export const REDIS_HOST = LOOPBACK_HOST;
@@ -45,9 +41,9 @@ function onPath(name: string): string | undefined {
   return undefined;
 }
 
-/** The `redis-server` binary to use, or `undefined` when none is installed. */
+/** The `redis-server` binary to use, or `undefined` when none is installed (@roster/testing's `findRedisServer`). */
 export function redisServerBinary(): string | undefined {
-  return process.env.REDISMS_SYSTEM_BINARY || process.env.ROSTER_REDIS_SERVER || onPath('redis-server');
+  return findRedisServer();
 }
 
 /** The `redis-cli` binary to use (for the TLS cluster of tlsRedis.ts), or `undefined` when none is installed. */
@@ -58,25 +54,13 @@ export function redisCliBinary(): string | undefined {
   return beside && existsSync(beside) ? beside : onPath('redis-cli');
 }
 
-// ---------------------------------------------------------------------------------------------
-// Small utilities
-
-/** Resolves when `child` has exited (at once when it already has). */
-function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => child.once('exit', () => resolve()));
-}
-
-// ---------------------------------------------------------------------------------------------
-// One server
-
 /** A running `redis-server` started by {@link startRedis}. */
 export interface RedisTestServer {
   /** `redis://127.0.0.1:<port>`. */
   readonly url: string;
   readonly host: string;
   readonly port: number;
-  /** Stops the server gracefully (SIGINT) and removes its temp directory. Idempotent. */
+  /** Stops the server gracefully (SIGTERM, SIGKILL after 5 s) and removes its temp directory. Idempotent. */
   stop(): Promise<void>;
   /** Kills the server with SIGKILL, as a crash; {@link restart} brings it back. */
   crash(): Promise<void>;
@@ -98,8 +82,8 @@ export interface StartRedisOptions {
 }
 
 /**
- * Starts a `redis-server` on a free loopback port through redis-memory-server (no persistence:
- * `--save '' --appendonly no`), with its working directory in a fresh temp directory.
+ * Starts a `redis-server` on a free loopback port: @roster/testing's `LocalRedis` (no persistence:
+ * `--save '' --appendonly no`, its working directory a fresh temp directory).
  *
  * @example
  * ```ts
@@ -108,64 +92,17 @@ export interface StartRedisOptions {
  * ```
  */
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisTestServer> {
-  const dir = await mkdtemp(join(tmpdir(), 'roster-redis-'));
-  const systemBinary = redisServerBinary();
-  const server = new RedisMemoryServer({
-    instance: { ip: REDIS_HOST, args: ['--dir', dir, '--dbfilename', 'dump.rdb', ...(options.args ?? [])] },
-    ...(systemBinary && { binary: { systemBinary } }),
-  });
-  let stopped = false;
-  try {
-    await server.start();
-  } catch (error) {
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
-  const port = await server.getPort();
-  const child = (): ChildProcess | undefined => {
-    const info = server.getInstanceInfo();
-    return info ? (info.childProcess ?? undefined) : undefined;
+  const server = await LocalRedis.start({ ...(options.args && { args: options.args }) });
+  return {
+    url: server.url,
+    host: server.host,
+    port: server.port,
+    stop: () => server.stop(),
+    crash: () => server.kill(),
+    pause: () => server.pause(),
+    resume: () => server.resume(),
+    restart: (restartOptions) => server.restart(restartOptions),
   };
-
-  const handle: RedisTestServer = {
-    url: `redis://${REDIS_HOST}:${port}`,
-    host: REDIS_HOST,
-    port,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      child()?.kill('SIGCONT');
-      await server.stop();
-      await rm(dir, { recursive: true, force: true });
-    },
-    async crash() {
-      const process = child();
-      if (!process) return;
-      const gone = exited(process);
-      process.kill('SIGKILL');
-      await gone;
-      await server.stop(); // bookkeeping, and the watchdog process
-    },
-    pause() {
-      child()?.kill('SIGSTOP');
-    },
-    resume() {
-      child()?.kill('SIGCONT');
-    },
-    async restart({ keepData = false } = {}) {
-      if (stopped) throw new Error('startRedis: restart() after stop()');
-      if (child()) {
-        child()!.kill('SIGCONT');
-        if (keepData) await redisCommand(port, ['SAVE']);
-        await server.stop();
-      }
-      if (!keepData) await rm(join(dir, 'dump.rdb'), { force: true });
-      await server.start();
-      const now = await server.getPort();
-      if (now !== port) throw new Error(`startRedis: restarted on port ${now} instead of ${port} (port taken meanwhile)`);
-    },
-  };
-  return handle;
 }
 
 // ---------------------------------------------------------------------------------------------

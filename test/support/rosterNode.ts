@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { NodeEvent } from '@roster/cli';
-import { waitFor } from '@roster/kv-adapter/testing';
+import { waitFor } from '@roster/testing';
 
 /** The built `roster` bin of `@roster/cli` (`pnpm build` first). */
 export const ROSTER_BIN = fileURLToPath(new URL('../../packages/cli/dist/bin/roster.js', import.meta.url));

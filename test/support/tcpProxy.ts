@@ -22,10 +22,10 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-/** Starts a proxy to `targetHost:targetPort` with `latencyMs` of delay per chunk. */
-export async function startTcpProxy(targetPort: number, options: { targetHost?: string; latencyMs?: number } = {}): Promise<TcpProxy> {
+/** Starts a proxy to `targetHost:targetPort` that delays every chunk by `delayMs` (an injected latency). */
+export async function startTcpProxy(targetPort: number, options: { targetHost?: string; delayMs?: number } = {}): Promise<TcpProxy> {
   const targetHost = options.targetHost ?? '127.0.0.1';
-  let latencyMs = options.latencyMs ?? 0;
+  let delayMs = options.delayMs ?? 0;
   let refusing = false;
   let accepted = 0;
   const pairs = new Set<[Socket, Socket]>();
@@ -34,11 +34,11 @@ export async function startTcpProxy(targetPort: number, options: { targetHost?: 
   const pipe = (from: Socket, to: Socket): void => {
     let releaseAt = 0;
     from.on('data', (chunk: Buffer) => {
-      if (latencyMs <= 0 && releaseAt <= Date.now()) {
+      if (delayMs <= 0 && releaseAt <= Date.now()) {
         to.write(chunk);
         return;
       }
-      releaseAt = Math.max(releaseAt, Date.now() + latencyMs);
+      releaseAt = Math.max(releaseAt, Date.now() + delayMs);
       setTimeout(() => {
         if (!to.destroyed) to.write(chunk);
       }, releaseAt - Date.now());
@@ -89,7 +89,7 @@ export async function startTcpProxy(targetPort: number, options: { targetHost?: 
       return pairs.size;
     },
     setLatency(ms) {
-      latencyMs = ms;
+      delayMs = ms;
     },
     dropAll,
     setRefusing(value) {

@@ -4,12 +4,12 @@
  * certificates come from {@link makeCertificates}; clients must present a certificate signed by
  * its CA (`--tls-auth-clients yes`) unless told otherwise.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { freeLoopbackPort } from '@roster/kv-adapter/testing';
+import { freeLoopbackPort, ServerProcess } from '@roster/testing';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { TestCertificates } from './certificates.js';
 import { REDIS_HOST, redisCliBinary, redisServerBinary } from './redis.js';
@@ -45,10 +45,6 @@ export interface StartTlsRedisOptions {
   readonly authClients?: boolean;
 }
 
-const live = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of live) child.kill('SIGKILL');
-});
 /** A free port `p` (with `p + 10000` free too, for a cluster bus), never the same twice. */
 function freePort(): Promise<number> {
   return freeLoopbackPort({ alsoFree: [10_000] });
@@ -63,39 +59,16 @@ function tlsArgs(certs: TestCertificates, options: StartTlsRedisOptions): string
   ];
 }
 
-async function spawnServer(args: string[], ready: () => Promise<boolean>): Promise<ChildProcess> {
+/**
+ * Starts a `redis-server` with `args` on @roster/testing's process fixture (a process group of its
+ * own, SIGKILLed when the test process exits) and resolves once `ready()` answers true.
+ */
+async function spawnServer(args: string[], ready: () => Promise<boolean>): Promise<ServerProcess> {
   const binary = redisServerBinary();
   if (!binary) throw new Error('needs redis-server on PATH (or ROSTER_REDIS_SERVER)');
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  live.add(child);
-  let output = '';
-  const keep = (chunk: Buffer): void => {
-    output = (output + chunk.toString()).slice(-4000);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  let exited = false;
-  child.once('exit', () => {
-    exited = true;
-    live.delete(child);
-  });
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    if (exited) throw new Error(`redis-server ${args.join(' ')} exited:\n${output}`);
-    if (await ready().catch(() => false)) return child;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`redis-server did not get ready:\n${output}`);
-    }
-    await delay(100);
-  }
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const gone = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGKILL');
-  await gone;
+  const server = new ServerProcess(binary, `redis-server ${args.join(' ')}`);
+  await server.start(args, ready, 15_000);
+  return server;
 }
 
 /** One command on a fresh client, never retried. */
@@ -121,9 +94,9 @@ export async function startTlsRedis(certs: TestCertificates, options: StartTlsRe
   const plainPort = await freePort();
   const tlsPort = await freePort();
   const admin = (args: string[]): Promise<unknown> => once({ host: REDIS_HOST, port: plainPort }, args);
-  let child: ChildProcess;
+  let server: ServerProcess;
   try {
-    child = await spawnServer(
+    server = await spawnServer(
       ['--port', String(plainPort), '--tls-port', String(tlsPort), '--bind', REDIS_HOST, '--dir', dir, '--save', '', '--appendonly', 'no', ...tlsArgs(certs, options)],
       async () => (await admin(['PING'])) === 'PONG',
     );
@@ -137,7 +110,7 @@ export async function startTlsRedis(certs: TestCertificates, options: StartTlsRe
     plainPort,
     admin,
     async stop() {
-      await stopChild(child);
+      await server.kill();
       await rm(dir, { recursive: true, force: true });
     },
   };
@@ -152,10 +125,10 @@ export async function startTlsRedisCluster(certs: TestCertificates, n = 3): Prom
   if (!cli) throw new Error('needs redis-cli on PATH (or ROSTER_REDIS_CLI)');
   const dir = await mkdtemp(join(tmpdir(), 'roster-tls-cluster-'));
   const tls = await clientTls(certs);
-  const children: ChildProcess[] = [];
+  const children: ServerProcess[] = [];
   const ports: number[] = [];
   const stop = async (): Promise<void> => {
-    await Promise.all(children.map(stopChild));
+    await Promise.all(children.map((child) => child.kill()));
     await rm(dir, { recursive: true, force: true });
   };
   const on = (port: number, args: string[]): Promise<unknown> => once({ host: REDIS_HOST, port, tls: { ...tls, servername: 'localhost' } }, args);

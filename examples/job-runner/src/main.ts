@@ -8,7 +8,7 @@
 import { Redis } from 'ioredis';
 import { createCluster } from '@roster/cluster';
 import { createNode } from '@roster/election';
-import { RedisKV } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter/redis';
 import { printEvent as report } from './events.js';
 import { JobQueue } from './JobQueue.js';
 import { parseOptions, UsageError, USAGE } from './options.js';
@@ -28,8 +28,8 @@ async function main(): Promise<void> {
   await queue.seed(options.jobs);
 
   // One Roster group elects the scheduler; a second one, of the same processes, divides the queue.
-  const node = createNode({ kv, cluster: 'job-runner', env, id, intervalMs, timeoutMs, ...(renewDeadlineMs && { renewDeadlineMs }) });
-  const cluster = createCluster({ key: 'job-runner-workers', env, instanceId: id, registry: kv, intervalMs, timeoutMs });
+  const node = createNode({ store: kv, group: 'job-runner', env, id, intervalMs, timeoutMs, ...(renewDeadlineMs && { renewDeadlineMs }) });
+  const cluster = createCluster({ group: 'job-runner-workers', env, id, store: kv, intervalMs, timeoutMs });
 
   node.on('leader', ({ leader }) => report({ event: 'leader', leader: leader?.id ?? null, token: leader?.token ?? null }));
   // The scheduler runs at each leadership (an election, a lapsed lease re-validated), with its

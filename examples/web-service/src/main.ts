@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNode, LeadershipLostError } from '@roster/election';
 import { observe } from '@roster/http';
-import { RedisKV } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter/redis';
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
 import { publishDigests } from './digest.js';
 import { printEvent as report } from './events.js';
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   // writes its digest to the same Redis, around the wrapper. The timing comes from the node.
   const roster = observe({ registry });
   const redis = await RedisKV.connect({ url: options.store });
-  const node = createNode({ kv: roster.instrument(redis), cluster: 'web-service', env, id, intervalMs, timeoutMs });
+  const node = createNode({ store: roster.instrument(redis), group: 'web-service', env, id, intervalMs, timeoutMs });
   roster.attach(node);
   node.on('role', ({ role, reason }) => report({ event: 'role', role, reason }));
   node.on('leader', ({ leader }) => report({ event: 'leader', leader: leader?.id ?? null, token: leader?.token ?? null }));

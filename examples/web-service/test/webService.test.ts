@@ -2,7 +2,7 @@
  * Three web-service processes on a real redis-server (I = 100 ms, T = 500 ms). The cases run in
  * order on the same processes: the group each leaves behind is the next one's starting point.
  */
-import { redisCommand } from '@roster/kv-adapter/testing';
+import { redisCommand } from '@roster/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from './support/redis.js';
 import { killAll, Service, until, type Line } from './support/services.js';

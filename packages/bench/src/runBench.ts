@@ -4,7 +4,7 @@
  * process it starts is stopped before it returns, also on failure.
  */
 import { Etcd3 } from 'etcd3';
-import { LocalPostgres } from '@roster/kv-adapter/testing';
+import { LocalPostgres } from '@roster/testing';
 import { startEtcd, etcdVersion, type EtcdServer } from './infra/etcdServer.js';
 import { killAll } from './infra/processes.js';
 import { redisVersion, startRedisCluster, startRedisSentinel, startRedisServer, type RedisClusterServers, type RedisSentinelServers, type RedisServer } from './infra/redisServer.js';
@@ -102,17 +102,17 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       const systems: System[] = [];
       const runId = started.toString(36);
       if (options.systems.includes('roster')) {
-        for (const [i, t] of options.rosterTimings) systems.push(rosterSystem({ storeUrl: redis!.url, key: `bench-${runId}-${i}-${t}`, intervalMs: i, timeoutMs: t }));
+        for (const [i, t] of options.rosterTimings) systems.push(rosterSystem({ storeUrl: redis!.url, group: `bench-${runId}-${i}-${t}`, intervalMs: i, timeoutMs: t }));
       }
       const [i, t] = options.rosterTimings[0]!;
       if (options.systems.includes('roster-sentinel')) {
         sentinel = await startRedisSentinel();
         progress(`Redis Sentinel (a master, 2 replicas, 3 sentinels) at ${sentinel.url}`);
-        systems.push(rosterSystem({ storeUrl: sentinel.url, key: `bench-${runId}-sentinel-${i}-${t}`, intervalMs: i, timeoutMs: t, storeKind: 'sentinel' }));
+        systems.push(rosterSystem({ storeUrl: sentinel.url, group: `bench-${runId}-sentinel-${i}-${t}`, intervalMs: i, timeoutMs: t, storeKind: 'sentinel' }));
       }
       if (options.systems.includes('roster-postgres')) {
         postgres = await startPostgres();
-        systems.push(rosterSystem({ storeUrl: postgres.url, key: `bench-${runId}-pg-${i}-${t}`, intervalMs: i, timeoutMs: t, storeKind: 'postgres' }));
+        systems.push(rosterSystem({ storeUrl: postgres.url, group: `bench-${runId}-pg-${i}-${t}`, intervalMs: i, timeoutMs: t, storeKind: 'postgres' }));
       }
       if (options.systems.includes('redis-leader')) systems.push(redisLeaderSystem({ url: redis!.url, key: `bench-${runId}`, ttlMs: t, waitMs: i }));
       if (needsEtcd) {
@@ -127,7 +127,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       }
       // Roster on the same etcd member, through EtcdKV: the store's own faults aside, what etcd costs the protocol.
       if (etcd && options.systems.includes('roster-etcd')) {
-        systems.push(rosterSystem({ storeUrl: etcdStoreUrl(etcd, `bench-${runId}`), storeKind: 'etcd', key: `bench-${runId}-etcd-${i}-${t}`, intervalMs: i, timeoutMs: t }));
+        systems.push(rosterSystem({ storeUrl: etcdStoreUrl(etcd, `bench-${runId}`), storeKind: 'etcd', group: `bench-${runId}-etcd-${i}-${t}`, intervalMs: i, timeoutMs: t }));
       }
       for (const system of systems) result.systems.push(await compare(system, options, progress));
     }

@@ -18,7 +18,7 @@ describe('the bench harness on real processes', () => {
 
   beforeAll(async () => {
     redis = await startRedisServer();
-    group = new Group(rosterSystem({ storeUrl: redis.url, key: `smoke-${Date.now()}`, intervalMs: 100, timeoutMs: 500 }));
+    group = new Group(rosterSystem({ storeUrl: redis.url, group: `smoke-${Date.now()}`, intervalMs: 100, timeoutMs: 500 }));
     await group.start(3, 30_000);
   });
 

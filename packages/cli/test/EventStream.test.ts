@@ -3,11 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EventStream } from '../src/node/EventStream.js';
 import type { NodeEvent } from '../src/node/nodeEvents.js';
 import { StatusPage, type NodeStatus } from '../src/node/StatusPage.js';
-import { waitFor } from '@roster/kv-adapter/testing';
+import { waitFor } from '@roster/testing';
 
 const status = (): NodeStatus => ({
   id: 'web-1',
-  cluster: 'billing',
+  group: 'billing',
   env: 'dev',
   store: 'redis://127.0.0.1:6379',
   state: 'running',

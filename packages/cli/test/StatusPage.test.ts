@@ -4,13 +4,13 @@ import { RecentLines, StatusPage, type NodeStatus } from '../src/node/StatusPage
 
 const status: NodeStatus = {
   id: 'web-1',
-  cluster: 'billing',
+  group: 'billing',
   env: 'dev',
   store: 'redis://app:***@127.0.0.1:6379',
   state: 'running',
   role: 'follower',
   leader: { id: 'web-2', era: 3, nonce: 0, token: '4095' },
-  members: { version: 12, list: [{ id: 'web-1', weight: 1, pongIntervalMs: 2.5, latencyMs: 2.5 }, { id: 'web-2', weight: 4, pongIntervalMs: null, latencyMs: null }] },
+  members: { version: 12, list: [{ id: 'web-1', weight: 1, pongRoundTripMs: 2.5 }, { id: 'web-2', weight: 4, pongRoundTripMs: null }] },
   latency: { storeRoundTripMs: 0.4, windowReadMs: 0.8, pongRoundTripMs: 2.5 },
   intervalMs: 1000,
   timeoutMs: 5000,

@@ -10,7 +10,7 @@ import { configProblem, NODE_TIMING, timingProblem, type Timing } from '../src/i
 import { defineFlags, flag } from '../src/internal/flags.js';
 import { fakeIO } from './support/fakeIO.js';
 
-const NODE = ['node', '--store', 'redis://127.0.0.1:1', '--key', 'k', '--env', 'e', '--connect-timeout', '200'];
+const NODE = ['node', '--store', 'redis://127.0.0.1:1', '--group', 'k', '--env', 'e', '--connect-timeout', '200'];
 
 async function stderrOf(args: readonly string[]): Promise<{ code: number; err: string }> {
   const io = fakeIO();
@@ -57,7 +57,7 @@ describe('a derived value that breaks a timing rule is explained in the flags th
   });
 
   it('roster primary run: the default --timeout 5000 with --interval 3000', async () => {
-    expect((await stderrOf(['primary', 'run', '--store', 'redis://h', '--key', 'k', '--env', 'e', '--type', 't', '--interval', '3000'])).err).toBe(
+    expect((await stderrOf(['primary', 'run', '--store', 'redis://h', '--group', 'k', '--env', 'e', '--type', 't', '--interval', '3000'])).err).toBe(
       'roster primary run: the default --timeout 5000 is not more than twice --interval 3000 (2 × 3000 = 6000): set --timeout to at least 6001 or --interval to at most 2499\n',
     );
   });
@@ -67,7 +67,7 @@ describe('the timing defaults the CLI shows are the libraries\'', () => {
   it('a node: I = 1000, T = 5I, R = ⌊T/2⌋', () => {
     const cases: { intervalMs?: number; timeoutMs?: number }[] = [{}, { intervalMs: 300 }, { intervalMs: 7, timeoutMs: 2101 }];
     for (const options of cases) {
-      const settings = checkNodeOptions({ cluster: 'c', env: 'e', ...options });
+      const settings = checkNodeOptions({ group: 'c', env: 'e', ...options });
       const I = options.intervalMs ?? NODE_TIMING.intervalMs;
       const T = options.timeoutMs ?? NODE_TIMING.timeoutOf(I);
       expect([settings.intervalMs, settings.timeoutMs, settings.renewDeadlineMs]).toEqual([I, T, NODE_TIMING.renewDeadlineOf(T)]);
@@ -75,7 +75,7 @@ describe('the timing defaults the CLI shows are the libraries\'', () => {
   });
 
   it('a primary contender: I = 1000, T = 5000', () => {
-    const contender = new PrimaryContender({ kv: new MemoryKV(), namespace: new Namespace('c', 'e'), utype: 't' });
+    const contender = new PrimaryContender({ store: new MemoryKV(), namespace: new Namespace('c', 'e'), utype: 't' });
     expect({ intervalMs: contender.intervalMs, timeoutMs: contender.timeoutMs }).toEqual(PRIMARY_TIMING);
   });
 });
@@ -91,7 +91,7 @@ function timingOf(I: number, T: number, R: number | undefined): Timing {
 
 function nodeRejects(I: number, T: number, R: number | undefined): ConfigError | undefined {
   try {
-    checkNodeOptions({ cluster: 'c', env: 'e', intervalMs: I, timeoutMs: T, ...(R !== undefined && { renewDeadlineMs: R }) });
+    checkNodeOptions({ group: 'c', env: 'e', intervalMs: I, timeoutMs: T, ...(R !== undefined && { renewDeadlineMs: R }) });
     return undefined;
   } catch (error) {
     if (ConfigError.is(error)) return error;
@@ -145,16 +145,16 @@ describe('the explanation agrees with createNode\'s rules, and its advice works'
 
 describe('configProblem: a ConfigError as one line naming the flag', () => {
   const table = defineFlags('roster try', {
-    cluster: flag.string('key', { placeholder: 'KEY', help: '', fields: ['cluster'] }),
+    group: flag.string('group', { placeholder: 'GROUP', help: '' }),
     id: flag.string('id', { placeholder: 'ID', help: '', defaultText: 'a fresh UUID' }),
   });
 
   it('a field of a flag the user gave: invalid <flag>, and the library\'s message as it wrote it', () => {
-    const parsed = table.parse(['--key', 'a/b'], {});
-    const error = new ConfigError('cluster', 'a/b', 'Expected `cluster` to be [1 to 64] characters');
+    const parsed = table.parse(['--group', 'a/b'], {});
+    const error = new ConfigError('group', 'a/b', 'Expected `group` to be [1 to 64] characters');
     const problem = configProblem(parsed, error) as CliError;
     expect(problem).toBeInstanceOf(CliError);
-    expect(problem.message).toBe('roster try: invalid --key: Expected `cluster` to be [1 to 64] characters, got "a/b"');
+    expect(problem.message).toBe('roster try: invalid --group: Expected `group` to be [1 to 64] characters, got "a/b"');
     expect(problem.cause).toBe(error);
   });
 

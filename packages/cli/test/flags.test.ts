@@ -3,9 +3,9 @@ import { CliError } from '../src/CliError.js';
 import { defineFlags, flag, flagsMarkdown, helpFlag, wrap } from '../src/internal/flags.js';
 
 /** A small table of every kind of flag. */
-function table(keyName = 'key') {
+function table(groupName = 'group') {
   return defineFlags('roster try', {
-    cluster: flag.string(keyName, { placeholder: 'KEY', help: 'the cluster key', required: { example: 'billing' }, fields: ['cluster'] }),
+    group: flag.string(groupName, { placeholder: 'GROUP', help: 'the group', required: { example: 'billing' }, fields: ['groupName'] }),
     id: flag.string('id', { placeholder: 'ID', help: 'an id' }),
     ca: flag.string('tls-ca', { placeholder: 'FILE', env: 'ROSTER_TLS_CA', help: 'a CA' }),
     intervalMs: flag.integer('interval', { placeholder: 'MS', unit: 'milliseconds', help: 'the period I', defaultValue: 1000 }),
@@ -36,9 +36,9 @@ function error(run: () => unknown): string {
 
 describe('a flag table', () => {
   it('gives typed values, with the defaults, and where each came from', () => {
-    const parsed = table().parse(['--key', 'billing', '--port', '0', '--every', '2.5', '--web', 'off', '--json'], { ROSTER_TLS_CA: '/ca.pem' });
+    const parsed = table().parse(['--group', 'billing', '--port', '0', '--every', '2.5', '--web', 'off', '--json'], { ROSTER_TLS_CA: '/ca.pem' });
     expect(parsed.values).toEqual({
-      cluster: 'billing',
+      group: 'billing',
       id: undefined,
       ca: '/ca.pem',
       intervalMs: 1000,
@@ -49,17 +49,17 @@ describe('a flag table', () => {
       json: true,
       help: false,
     });
-    expect(parsed.source('cluster')).toEqual({ kind: 'flag', name: '--key' });
+    expect(parsed.source('group')).toEqual({ kind: 'flag', name: '--group' });
     expect(parsed.source('ca')).toEqual({ kind: 'env', name: 'ROSTER_TLS_CA' });
     expect(parsed.source('intervalMs')).toEqual({ kind: 'default' });
     expect([parsed.given('ca'), parsed.given('intervalMs')]).toEqual([true, false]);
     expect([parsed.label('ca'), parsed.label('intervalMs')]).toEqual(['ROSTER_TLS_CA', '--interval']);
-    expect(parsed.keyOfField('cluster')).toBe('cluster');
+    expect([parsed.keyOfField('group'), parsed.keyOfField('groupName')]).toEqual(['group', 'group']);
   });
 
   it('a flag wins over its variable; an empty variable counts as absent', () => {
-    expect(table().parse(['--key', 'k', '--tls-ca', '/flag.pem'], { ROSTER_TLS_CA: '/env.pem' }).values.ca).toBe('/flag.pem');
-    expect(table().parse(['--key', 'k'], { ROSTER_TLS_CA: '' }).source('ca')).toEqual({ kind: 'default' });
+    expect(table().parse(['--group', 'k', '--tls-ca', '/flag.pem'], { ROSTER_TLS_CA: '/env.pem' }).values.ca).toBe('/flag.pem');
+    expect(table().parse(['--group', 'k'], { ROSTER_TLS_CA: '' }).source('ca')).toEqual({ kind: 'default' });
   });
 
   it.each([
@@ -69,24 +69,24 @@ describe('a flag table', () => {
     [['--format', 'yaml'], 'roster try: --format must be text or json, got "yaml"'],
     [['--web', 'later'], 'roster try: --web must be a port, or off, got "later"'],
     [['--colour'], 'roster try: unknown option --colour (see `roster try --help`)'],
-    [['--key'], 'roster try: option --key needs a value (see `roster try --help`)'],
+    [['--group'], 'roster try: option --group needs a value (see `roster try --help`)'],
   ])('%j: one line naming the flag and the bad value', (args, message) => {
-    expect(error(() => table().parse(['--key', 'k', ...args], {}))).toBe(message);
+    expect(error(() => table().parse(['--group', 'k', ...args], {}))).toBe(message);
   });
 
   it('a required flag missing or empty names itself with an example', () => {
-    expect(error(() => table().parse([], {}))).toBe('roster try: missing --key (e.g. --key billing)');
-    expect(error(() => table().parse(['--key', ' '], {}))).toBe('roster try: missing --key (e.g. --key billing)');
+    expect(error(() => table().parse([], {}))).toBe('roster try: missing --group (e.g. --group billing)');
+    expect(error(() => table().parse(['--group', ' '], {}))).toBe('roster try: missing --group (e.g. --group billing)');
   });
 
   it('renaming a flag is one change: its name, in parsing, messages, help and docs', () => {
-    const renamed = table('group');
-    expect(renamed.parse(['--group', 'billing'], {}).values.cluster).toBe('billing');
-    expect(error(() => renamed.parse([], {}))).toBe('roster try: missing --group (e.g. --group billing)');
-    expect(renamed.syntax('cluster')).toBe('--group KEY');
-    expect(renamed.helpLines(['cluster'])).toBe('  --group KEY           the cluster key');
-    expect(renamed.markdown()).toContain('| `--group KEY` | the cluster key | required |  |');
-    expect(renamed.keyOfField('cluster')).toBe('cluster');
+    const renamed = table('team');
+    expect(renamed.parse(['--team', 'billing'], {}).values.group).toBe('billing');
+    expect(error(() => renamed.parse([], {}))).toBe('roster try: missing --team (e.g. --team billing)');
+    expect(renamed.syntax('group')).toBe('--team GROUP');
+    expect(renamed.helpLines(['group'])).toBe('  --team GROUP          the group');
+    expect(renamed.markdown()).toContain('| `--team GROUP` | the group | required |  |');
+    expect(renamed.keyOfField('groupName')).toBe('group');
   });
 
   it('help lines: the syntax, then the text with its default and variable, wrapped; a long syntax on a line of its own', () => {
@@ -104,11 +104,11 @@ describe('a flag table', () => {
   });
 
   it('a flag shown short (cluster-test) is named short everywhere', () => {
-    const t = defineFlags('cluster-test', { registry: flag.string('registry', { short: 'r', preferShort: true, placeholder: 'URI', help: 'the registry' }) });
-    expect(t.name('registry')).toBe('-r');
-    expect(t.helpLines()).toBe('  -r URI                the registry');
-    expect(t.parse(['-r', 'x'], {}).source('registry')).toEqual({ kind: 'flag', name: '-r' });
-    expect(t.parse(['--registry', 'x'], {}).values.registry).toBe('x');
+    const t = defineFlags('cluster-test', { store: flag.string('store', { short: 'r', preferShort: true, placeholder: 'URL', help: 'the store' }) });
+    expect(t.name('store')).toBe('-r');
+    expect(t.helpLines()).toBe('  -r URL                the store');
+    expect(t.parse(['-r', 'x'], {}).source('store')).toEqual({ kind: 'flag', name: '-r' });
+    expect(t.parse(['--store', 'x'], {}).values.store).toBe('x');
   });
 
   it('the Markdown table escapes pipes and marks a flag only some subcommands take', () => {

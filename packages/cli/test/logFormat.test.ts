@@ -163,7 +163,7 @@ describe('the fatal line', () => {
 
   it('with --log-format json, a bad --store exits 2 with one JSON line at level fatal', async () => {
     const io = fakeIO();
-    const code = await runCli(['node', '--log-format', 'json', '--store', 'http://app:Hidden1@localhost:6379', '--key', 'k', '--env', 'e'], io);
+    const code = await runCli(['node', '--log-format', 'json', '--store', 'http://app:Hidden1@localhost:6379', '--group', 'k', '--env', 'e'], io);
     expect(code).toBe(2);
     expect(io.out).toBe('');
     expect(io.err.endsWith('\n')).toBe(true);
@@ -177,7 +177,7 @@ describe('the fatal line', () => {
 
   it('with --log-format=json, an argument problem found before the command runs is JSON too, without ROSTER_STORE_PASSWORD', async () => {
     const io = Object.assign(fakeIO(), { env: { ROSTER_STORE_PASSWORD: 'EnvSecret9' } });
-    const code = await runCli(['node', '--log-format=json', '--key', 'EnvSecret9', '--env', 'e'], io);
+    const code = await runCli(['node', '--log-format=json', '--group', 'EnvSecret9', '--env', 'e'], io);
     expect(code).toBe(2);
     const entry = JSON.parse(io.err) as Record<string, unknown>;
     expect(entry).toMatchObject({ level: 60, exitCode: 2, msg: expect.stringMatching(/^roster node: missing --store/) });
@@ -194,7 +194,7 @@ describe('the fatal line', () => {
 
   it('without --log-format json, the one plain line as before', async () => {
     const io = fakeIO();
-    expect(await runCli(['node', '--store', 'http://app:Hidden1@localhost:6379', '--key', 'k', '--env', 'e'], io)).toBe(2);
+    expect(await runCli(['node', '--store', 'http://app:Hidden1@localhost:6379', '--group', 'k', '--env', 'e'], io)).toBe(2);
     expect(io.err).toMatch(/^roster node: .*(--store|store URL).*\n$/);
     expect(io.err.split('\n')).toHaveLength(2);
     expect(io.err).not.toContain('Hidden1');

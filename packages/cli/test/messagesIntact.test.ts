@@ -5,7 +5,7 @@ import { knownSecrets, SecretScrubber } from '../src/internal/scrubSecrets.js';
 import { fakeIO } from './support/fakeIO.js';
 
 const MARKER = 'Pw7xQ2Secret';
-const NODE = ['--key', 'k', '--env', 'e'];
+const NODE = ['--group', 'k', '--env', 'e'];
 
 async function run(args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
   const io = Object.assign(fakeIO(), { env });

@@ -6,7 +6,7 @@ import { idGenerator } from '../src/primary/primaryConfig.js';
 import { describePrimaryEvent, formatJsonPrimaryEvent } from '../src/primary/primaryEvents.js';
 
 
-const STORE = ['--store', 'redis://127.0.0.1:1', '--key', 'shop', '--env', 'dev'];
+const STORE = ['--store', 'redis://127.0.0.1:1', '--group', 'shop', '--env', 'dev'];
 
 describe('roster primary: arguments', () => {
   it('`roster --help` lists it; `roster primary --help` and `roster primary run --help` print its usage', async () => {
@@ -15,7 +15,7 @@ describe('roster primary: arguments', () => {
     expect(io.out).toMatch(/\n {2}primary +one primary per role type/);
     const top = fakeIO();
     expect(await runCli(['primary', '--help'], top)).toBe(0);
-    expect(top.out).toMatch(/^Usage: roster primary run \[--store URL \| --store-file PATH\] --key KEY --env ENV --type TYPE/);
+    expect(top.out).toMatch(/^Usage: roster primary run \[--store URL \| --store-file PATH\] --group GROUP --env ENV --type TYPE/);
     expect(top.out).toMatch(/--exit-on-loss +exit with code 4/);
     const sub = fakeIO();
     expect(await runCli(['primary', 'run', '--help'], sub)).toBe(0);
@@ -26,7 +26,7 @@ describe('roster primary: arguments', () => {
     [['primary'], 'roster primary: expected run or get (see `roster primary --help`)'],
     [['primary', 'elect'], 'roster primary: unknown subcommand "elect", expected run or get (see `roster primary --help`)'],
     [['primary', 'run', ...STORE], 'roster primary run: missing --type (e.g. --type billing)'],
-    [['primary', 'get', '--store', 'redis://h', '--env', 'e', '--type', 't'], 'roster primary get: missing --key (e.g. --key shop)'],
+    [['primary', 'get', '--store', 'redis://h', '--env', 'e', '--type', 't'], 'roster primary get: missing --group (e.g. --group shop)'],
     [['primary', 'get', ...STORE, '--type', 't', '--interval', '100'], 'roster primary get: unknown option --interval (see `roster primary get --help`)'],
     [['primary', 'run', ...STORE, '--type', 't', '--interval', 'soon'], 'roster primary run: --interval must be an integer ≥ 1 (milliseconds), got "soon"'],
     [
@@ -40,9 +40,9 @@ describe('roster primary: arguments', () => {
     [['primary', 'run', ...STORE, '--type', 'two words'], 'roster primary run: invalid --type: Expected `utype` to be 1 to 128 characters without whitespace, got "two words"'],
     [['primary', 'get', ...STORE, '--type', 't\u00a0u'], 'roster primary get: invalid --type: Expected `utype` to be 1 to 128 characters without whitespace, got "t\u00a0u"'],
     [['primary', 'run', ...STORE, '--type', 't', '--endpoint', 'x'.repeat(1025)], /^roster primary run: invalid --endpoint: Expected `endpoint` to be 1 to 1024 characters/],
-    [['primary', 'run', '--store', 'redis://h', '--key', 'a/b', '--env', 'e', '--type', 't'], /^roster primary run: invalid --key: Expected `cluster` to be/],
-    [['primary', 'run', '--store', 'ftp://h', '--key', 'k', '--env', 'e', '--type', 't'], /^roster primary run: invalid store URL: Expected the scheme to be one of `redis:\/\/`, `rediss:\/\/`.*, got "ftp:\/\/h" \(from --store\)\n$/],
-    [['primary', 'get', '--store', 'etcd://h:2379', '--key', 'k', '--env', 'e', '--type', 't', '--timeout', '0'], 'roster primary get: --timeout must be an integer ≥ 1 (milliseconds), got "0"'],
+    [['primary', 'run', '--store', 'redis://h', '--group', 'a/b', '--env', 'e', '--type', 't'], /^roster primary run: invalid --group: Expected `group` to be/],
+    [['primary', 'run', '--store', 'ftp://h', '--group', 'k', '--env', 'e', '--type', 't'], /^roster primary run: invalid store URL: Expected the scheme to be one of `redis:\/\/`, `rediss:\/\/`.*, got "ftp:\/\/h" \(from --store\)\n$/],
+    [['primary', 'get', '--store', 'etcd://h:2379', '--group', 'k', '--env', 'e', '--type', 't', '--timeout', '0'], 'roster primary get: --timeout must be an integer ≥ 1 (milliseconds), got "0"'],
   ])('%j exits 2 with one line, before contacting the store', async (args, line) => {
     const io = fakeIO();
     expect(await runCli(args, io)).toBe(2);
@@ -69,17 +69,14 @@ describe('roster primary run --json lines', () => {
     );
   });
 
-  it('--id gives the first term its id and later terms ID-2, ID-3; without it every term is fresh', () => {
-    const given = idGenerator('web-1', () => 'fresh');
+  it('--id gives the first term its id and later terms ID-2, ID-3', () => {
+    const given = idGenerator('web-1');
     expect([given(), given(), given()]).toEqual(['web-1', 'web-1-2', 'web-1-3']);
-    let n = 0;
-    const fresh = idGenerator(undefined, () => `u${++n}`);
-    expect([fresh(), fresh()]).toEqual(['u1', 'u2']);
   });
 });
 
 describe('roster primary get output', () => {
-  const entry = { uuid: 'a1', utype: 'billing', timestamp: 1000, endpoint: '10.0.0.7:8080' };
+  const entry = { id: 'a1', utype: 'billing', timestamp: 1000, endpoint: '10.0.0.7:8080' };
 
   it('a live entry is the primary, with its endpoint and age', () => {
     const result = toResult('billing', { state: 'live', entry, ageMs: 412, storeTime: 1412 });
@@ -93,9 +90,9 @@ describe('roster primary get output', () => {
 
   it('an expired, released, corrupt or empty entry is no primary, and says why', () => {
     const expired = toResult('billing', { state: 'expired', entry, ageMs: 7200, storeTime: 8200 });
-    expect(expired).toMatchObject({ state: 'expired', primary: null, endpoint: null, ageMs: null, last: { uuid: 'a1', ageMs: 7200, released: false } });
+    expect(expired).toMatchObject({ state: 'expired', primary: null, endpoint: null, ageMs: null, last: { id: 'a1', ageMs: 7200, released: false } });
     expect(describeResult(expired)).toBe('primary of billing: none (the last one, a1 at 10.0.0.7:8080, last heartbeat 7.2 s ago)');
-    const released = toResult('billing', { state: 'expired', entry: { uuid: 'a1', utype: 'billing', timestamp: 0 }, ageMs: 9000, storeTime: 9000 });
+    const released = toResult('billing', { state: 'expired', entry: { id: 'a1', utype: 'billing', timestamp: 0 }, ageMs: 9000, storeTime: 9000 });
     expect(describeResult(released)).toBe('primary of billing: none (the last one, a1, released the role)');
     const corrupt = toResult('billing', { state: 'corrupt', reason: 'not JSON', storeTime: 1 });
     expect(describeResult(corrupt)).toBe('primary of billing: none (the entry is corrupt: not JSON)');

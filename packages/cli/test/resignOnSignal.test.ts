@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createNode } from '@roster/election';
 import { MemoryKV } from '@roster/kv-adapter';
-import { MemoryLogger, VirtualClock } from '@roster/kv-adapter/testing';
+import { MemoryLogger, VirtualClock } from '@roster/testing';
 import { resignOnSignal } from '../src/node/resignOnSignal.js';
 import { fakeIO } from './support/fakeIO.js';
 
 describe('SIGUSR2 on roster node', () => {
   it('makes a leader resign (it stays a member); on a node that does not lead it changes nothing; stops listening when told', async () => {
     const clock = new VirtualClock();
-    const node = createNode({ kv: new MemoryKV({ clock }), cluster: 'c', env: 'e', id: 'a', intervalMs: 100, timeoutMs: 500, clock });
+    const node = createNode({ store: new MemoryKV({ clock }), group: 'c', env: 'e', id: 'a', intervalMs: 100, timeoutMs: 500, clock });
     let handler: (() => void) | undefined;
     const io = { ...fakeIO(), onResignSignal: (fn: () => void) => ((handler = fn), () => (handler = undefined)) };
     const log = new MemoryLogger();
@@ -31,7 +31,7 @@ describe('SIGUSR2 on roster node', () => {
   });
 
   it('needs no resign signal from the IO', () => {
-    const node = createNode({ kv: new MemoryKV(), cluster: 'c', env: 'e' });
+    const node = createNode({ store: new MemoryKV(), group: 'c', env: 'e' });
     expect(() => resignOnSignal(fakeIO(), node, new MemoryLogger())()).not.toThrow();
   });
 });

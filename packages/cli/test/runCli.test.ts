@@ -14,12 +14,12 @@ describe('runCli', () => {
     const byFlag = fakeIO();
     expect(await runCli(['node', '--help'], byFlag)).toBe(0);
     expect(byFlag.out).toBe(byHelp.out);
-    expect(byFlag.out).toMatch(/^Usage: roster node \[--store URL \| --store-file PATH\] --key KEY --env ENV/);
+    expect(byFlag.out).toMatch(/^Usage: roster node \[--store URL \| --store-file PATH\] --group GROUP --env ENV/);
   });
 
   it('--log-format takes text or json, and says so of anything else', async () => {
     const io = fakeIO();
-    expect(await runCli(['node', '--log-format', 'yaml', '--store', 'redis://127.0.0.1:1', '--key', 'k', '--env', 'e'], io)).toBe(2);
+    expect(await runCli(['node', '--log-format', 'yaml', '--store', 'redis://127.0.0.1:1', '--group', 'k', '--env', 'e'], io)).toBe(2);
     expect(io.err).toBe('roster node: --log-format must be text or json, got "yaml"\n');
   });
 
@@ -34,15 +34,15 @@ describe('runCli', () => {
   });
 
   it.each([
-    [['node', '--env', 'x', '--store', 'redis://h'], 'roster node: missing --key (e.g. --key billing)'],
+    [['node', '--env', 'x', '--store', 'redis://h'], 'roster node: missing --group (e.g. --group billing)'],
     [['node', '--store'], 'roster node: option --store needs a value (see `roster node --help`)'],
     [['node', 'extra'], 'roster node: unexpected argument "extra" (see `roster node --help`)'],
-    [['node', '--store', 'redis://h', '--key', 'k', '--env', 'e', '--timeout', '0'], 'roster node: --timeout must be an integer ≥ 1 (milliseconds), got "0"'],
+    [['node', '--store', 'redis://h', '--group', 'k', '--env', 'e', '--timeout', '0'], 'roster node: --timeout must be an integer ≥ 1 (milliseconds), got "0"'],
     [
-      ['node', '--store', 'redis://h', '--key', 'k', '--env', 'e', '--interval', '100', '--timeout', '150'],
+      ['node', '--store', 'redis://h', '--group', 'k', '--env', 'e', '--interval', '100', '--timeout', '150'],
       'roster node: --timeout 150 is not more than twice --interval 100 (2 × 100 = 200): set --timeout to at least 202 or --interval to at most 74',
     ],
-    [['node', '--store', 'redis://h', '--key', 'k', '--env', 'e', '--id', 'no spaces'], 'roster node: invalid --id: Expected `id` to be 1 to 128 characters of letters, digits and . _ @ - (no whitespace), got "no spaces"'],
+    [['node', '--store', 'redis://h', '--group', 'k', '--env', 'e', '--id', 'no spaces'], 'roster node: invalid --id: Expected `id` to be 1 to 128 characters of letters, digits and . _ @ - (no whitespace), got "no spaces"'],
     [['--verbose'], 'roster: expected a command before --verbose (see `roster --help`)'],
     // The demo is not in the published cli: it is the repository's private @roster/demo (`pnpm demo`).
     [['demo'], 'roster: unknown command "demo" (see `roster --help`)'],

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseStoreUrl } from '@roster/kv-adapter';
+import { parseStoreUrl } from '@roster/kv-adapter/redis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CliError } from '../src/CliError.js';
 import { requireStoreUrl, resolveStoreUrl, urlPasswords, withPassword } from '../src/internal/storeSource.js';
@@ -50,7 +50,7 @@ describe('where the store URL comes from', () => {
     expect(fail({ url: 'foo://x', source: ENV })).toMatch(/^roster node: invalid store URL: Expected the scheme to be one of `redis:\/\/`, .*, found `foo:\/\/`, got "foo:\/\/x" \(from ROSTER_STORE_URL\)$/);
     expect(fail({ file: file('bad', 'redis://u:TopSecret9@h:notaport\n') })).toMatch(/^roster node: invalid store URL: .* \(from --store-file ".*bad"\)$/);
     expect(fail({ file: file('bad2', 'redis://u:TopSecret9@h:notaport\n') })).not.toContain('TopSecret9');
-    expect(fail({ url: 'http://h', flag: '-r', noun: 'registry URI' })).toMatch(/^roster node: invalid registry URI: .* \(from -r\)$/);
+    expect(fail({ url: 'http://h', flag: '-r' })).toMatch(/^roster node: invalid store URL: .* \(from -r\)$/);
   });
 
   it('a file is read trimmed; a missing, empty or many-line file is one CliError that never shows the content', () => {

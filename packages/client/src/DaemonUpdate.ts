@@ -33,10 +33,10 @@ export interface DeleteUpdate {
 }
 
 /**
- * The leader the daemon followed is gone: it resigned, died, or another node took over (seed
- * 000's "goodbye before changing leaders"). Always followed by a {@link LeaderUpdate} giving the
- * new leader, or `undefined` while none is known. Not emitted when the same node is elected again
- * in a new era.
+ * The leader the daemon followed is gone: it resigned, died, or another node took over (typed
+ * watch updates say goodbye before changing leaders). Always followed by a {@link LeaderUpdate}
+ * giving the new leader, or `undefined` while none is known. Not emitted when the same node is
+ * elected again in a new era.
  */
 export interface GoodbyeUpdate {
   readonly type: 'goodbye';

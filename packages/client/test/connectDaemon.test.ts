@@ -2,7 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, connectDaemon, type DaemonClient, type DaemonUpdate, type Logger } from '../src/index.js';
-import { waitFor } from '@roster/kv-adapter/testing';
+import { waitFor } from '@roster/testing';
 
 /** A stand-in for `roster node --status-port`: answers `GET /events` and lets the test write lines. */
 class FakeDaemon {

@@ -1,4 +1,4 @@
-import { UpdateStream, abortReason } from '@roster/kv-adapter';
+import { UpdateStream, abortReason } from '@roster/kv-adapter/internal';
 import { type LeaderInfo, type RosterNode } from '@roster/election';
 import { computeBalance, type BalanceResult, type Instance } from './computeBalance.js';
 import { ClusterLeftError } from './errors.js';
@@ -26,7 +26,7 @@ interface Waiter {
  * a re-balance. Create it with `createCluster()`.
  *
  * - **Static mode**: the index and total are configured; `join()` reports them at once.
- * - **Dynamic mode**: the instance is a member of a Roster cluster whose member weight is its
+ * - **Dynamic mode**: the instance is a member of a Roster group whose member weight is its
  *   thread count; instances are sorted by id, each one's base index is the sum of the thread
  *   counts before it, and the total is the sum of all ({@link computeBalance}).
  *
@@ -34,15 +34,15 @@ interface Waiter {
  * moment two of them may hold the same index. See docs/cluster.md for what to do about it.
  */
 export class Cluster {
-  /** The cluster key. */
-  readonly key: string;
+  /** The group (libcluster's cluster key). */
+  readonly group: string;
   /** The environment. */
   readonly env: string;
   /** This instance's id. */
   readonly id: string;
   /** This instance's thread count. */
   readonly threads: number;
-  /** `'dynamic'` with a registry, `'static'` with configured settings. */
+  /** `'dynamic'` with a store, `'static'` with configured settings. */
   readonly mode: 'dynamic' | 'static';
 
   readonly #options: ResolvedClusterOptions;
@@ -64,16 +64,16 @@ export class Cluster {
   /** @internal Use `createCluster()`. */
   constructor(options: ResolvedClusterOptions) {
     this.#options = options;
-    this.key = options.key;
+    this.group = options.group;
     this.env = options.env;
-    this.id = options.instanceId;
+    this.id = options.id;
     this.threads = options.threads;
     this.mode = options.mode.kind;
     this.#updates = new UpdateStream<ClusterUpdate>(options.logger);
     const { onRebalance } = options;
     if (onRebalance) this.#updates.watch((u) => u.type === 'rebalance' && onRebalance(u));
     if (options.mode.kind === 'dynamic') {
-      this.#membership = new RosterMembership(options, options.mode.registry, (view) => this.#adopt(view));
+      this.#membership = new RosterMembership(options, options.mode.store, (view) => this.#adopt(view));
     }
   }
 
@@ -243,23 +243,23 @@ export class Cluster {
   // ─── Inside ───────────────────────────────────────────────────────────────────────────────────
 
   get #name(): string {
-    return `${this.key}/${this.env}`;
+    return `${this.group}/${this.env}`;
   }
 
   async #start(): Promise<void> {
     const { mode, logger } = this.#options;
     if (mode.kind === 'static') {
-      logger.debug({ cluster: this.#name, index: mode.index, total: mode.total }, `cluster: static: joining cluster ${this.#name}`);
+      logger.debug({ group: this.group, env: this.env, index: mode.index, total: mode.total }, `cluster: static: joining cluster ${this.#name}`);
       this.#apply({ index: mode.index, total: mode.total, instances: [{ id: this.id, threads: this.threads, index: mode.index }] }, undefined);
       return;
     }
     const membership = this.#membership!;
-    logger.debug({ cluster: this.#name, registry: membership.where }, `cluster: joining cluster ${this.#name} at <${membership.where}>`);
+    logger.debug({ group: this.group, env: this.env, store: membership.where }, `cluster: joining cluster ${this.#name} at <${membership.where}>`);
     try {
       await membership.start(this.#abort.signal);
     } catch (error) {
       if (this.#state === 'joined') this.#state = 'idle';
-      logger.warn({ err: error, cluster: this.#name }, `cluster: could not join cluster ${this.#name}`);
+      logger.warn({ err: error, group: this.group, env: this.env }, `cluster: could not join cluster ${this.#name}`);
       throw error;
     }
   }
@@ -276,7 +276,7 @@ export class Cluster {
     this.#adoptedGeneration = generation;
     if (listChanged) {
       this.#options.logger.debug(
-        { cluster: this.#name, instances: result.instances.map((i) => `${i.id === this.id ? '*' : ' '} ${i.id} [${i.index}]`) },
+        { group: this.group, env: this.env, instances: result.instances.map((i) => `${i.id === this.id ? '*' : ' '} ${i.id} [${i.index}]`) },
         `cluster: re-balancing cluster ${this.#name}`,
       );
       this.#updates.emit({ type: 'instances', instances: result.instances, generation });
@@ -296,10 +296,10 @@ export class Cluster {
     if (index === previous.index && (index < 0 || total === previous.total)) return;
     this.#reported = { index, total };
     const { logger } = this.#options;
-    if (index < 0) logger.info({ cluster: this.#name, total }, `cluster: this instance is no longer a member of ${this.#name}`);
+    if (index < 0) logger.info({ group: this.group, env: this.env, total }, `cluster: this instance is no longer a member of ${this.#name}`);
     else {
       logger.info(
-        { cluster: this.#name, index, total, previous },
+        { group: this.group, env: this.env, index, total, previous },
         `cluster: cluster ${this.#name} has re-balanced: new base is ${index} (was ${previous.index}), new total is ${total} (was ${previous.total})`,
       );
     }
@@ -321,7 +321,7 @@ export class Cluster {
     if (this.#state === 'left') return;
     const wasJoined = this.#state === 'joined';
     this.#state = 'leaving';
-    this.#options.logger.debug({ cluster: this.#name }, `cluster: leaving cluster ${this.#name}`);
+    this.#options.logger.debug({ group: this.group, env: this.env }, `cluster: leaving cluster ${this.#name}`);
     this.#abort.abort(new ClusterLeftError(`left ${this.#name} while joining it`));
     this.#rejectWaiters(new ClusterLeftError(`left ${this.#name} before this instance joined it`));
     if (wasJoined) {
@@ -341,7 +341,7 @@ export class Cluster {
     this.#instances = rest.instances;
     this.#adoptedGeneration = undefined;
     this.#rebalance(-1, rest.total);
-    this.#options.logger.debug({ cluster: this.#name, graceful }, `cluster: left cluster ${this.#name}`);
+    this.#options.logger.debug({ group: this.group, env: this.env, graceful }, `cluster: left cluster ${this.#name}`);
     this.#updates.emit({ type: 'left', graceful });
     this.#updates.close();
   }

@@ -11,10 +11,10 @@ import { resolveClusterOptions, type ClusterOptions } from './options.js';
  * import { createCluster } from '@roster/cluster';
  *
  * const cluster = createCluster({
- *   key: 'crawler',
+ *   group: 'crawler',
  *   env: 'dev',
  *   threads: 4,
- *   registry: 'redis://127.0.0.1:6379',
+ *   store: 'redis://127.0.0.1:6379',
  *   onRebalance: ({ index, threads, total }) => console.log(`threads ${index}…${index + threads - 1} of ${total}`),
  * });
  * await cluster.join();
@@ -24,7 +24,7 @@ import { resolveClusterOptions, type ClusterOptions } from './options.js';
  *
  * @example Static clustering
  * ```ts
- * const cluster = createCluster({ key: 'crawler', threads: 2, static: { index: 4, total: 8 } });
+ * const cluster = createCluster({ group: 'crawler', threads: 2, static: { index: 4, total: 8 } });
  * await cluster.join(); // { index: 4, threads: 2, total: 8 }
  * ```
  */

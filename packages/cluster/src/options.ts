@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { checkStoreUrl, ConfigError, Namespace, realClock, silentLogger, type Clock, type KV, type Logger } from '@roster/kv-adapter';
+import { checkStoreUrl, ConfigError, realClock, silentLogger, type Clock, type KV, type Logger } from '@roster/kv-adapter';
 import { checkNodeOptions } from '@roster/election';
-import { checkInstanceId, checkThreads } from './internal/instanceIds.js';
+import { checkThreads } from './internal/threads.js';
 import type { RebalanceUpdate } from './events.js';
 
 /** Static clustering: every instance is told its place; no store, no coordination. */
@@ -13,22 +12,23 @@ export interface StaticClusterSettings {
 }
 
 /**
- * Options of `createCluster()`, as libcluster configures a cluster connection. Give exactly one
- * of `registry` (dynamic clustering) and `static`.
+ * Options of `createCluster()`, as libcluster configures a cluster connection (libcluster's cluster
+ * key is `group`, its instance identifier `id`, its registry `store`). Give exactly one of `store`
+ * (dynamic clustering) and `static`.
  */
 export interface ClusterOptions {
-  /** The cluster key: identifies the cluster, typically the application name. */
-  readonly key: string;
+  /** The group: the instances that share the threads, typically the application name (libcluster's cluster key). */
+  readonly group: string;
   /**
-   * The environment (`production`, `dev`, …): instances of one key in different environments never
-   * see each other. @defaultValue `'production'`
+   * The environment (`production`, `dev`, …): instances of one group in different environments
+   * never see each other. @defaultValue `'production'`
    */
   readonly env?: string;
   /**
-   * This instance's identifier, unique in the cluster; instances are ordered by it. 1 to 128 of
-   * letters, digits and `. _ @ -`. @defaultValue a fresh UUID without dashes
+   * This instance's id (its Roster node id), unique in the group; instances are ordered by it. 1
+   * to 128 of letters, digits and `. _ @ -` (`isValidId`). @defaultValue a fresh UUID without dashes
    */
-  readonly instanceId?: string;
+  readonly id?: string;
   /**
    * How many worker threads (or sub-processes) this instance runs: it is given that many
    * consecutive indices. From 1 to 1 000 000. @defaultValue 1
@@ -39,7 +39,7 @@ export interface ClusterOptions {
    * comma-separated list of Redis Cluster nodes, `postgres://…`; see `checkStoreUrl`), connected on `join()` and
    * closed on `leave()`; or a `KV` (e.g. `MemoryKV`), which the handle uses but never closes.
    */
-  readonly registry?: string | KV;
+  readonly store?: string | KV;
   /** Static clustering: this instance's base index and the cluster total. */
   readonly static?: StaticClusterSettings;
   /** Called with every re-balance: the same updates as `on('rebalance', …)`. */
@@ -59,14 +59,14 @@ export interface ClusterOptions {
 
 /** How the instance finds its place. */
 export type ClusterMode =
-  | { readonly kind: 'dynamic'; readonly registry: string | KV }
+  | { readonly kind: 'dynamic'; readonly store: string | KV }
   | { readonly kind: 'static'; readonly index: number; readonly total: number };
 
 /** {@link ClusterOptions} validated, with defaults applied. */
 export interface ResolvedClusterOptions {
-  readonly key: string;
+  readonly group: string;
   readonly env: string;
-  readonly instanceId: string;
+  readonly id: string;
   readonly threads: number;
   readonly mode: ClusterMode;
   readonly onRebalance: ((update: RebalanceUpdate) => void) | undefined;
@@ -85,28 +85,26 @@ export const DEFAULT_ENV = 'production';
  */
 export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterOptions {
   if (typeof options !== 'object' || options === null) throw new ConfigError('options', options, 'Expected an options object');
-  Namespace.check('key', options.key);
   const env = options.env ?? DEFAULT_ENV;
-  Namespace.check('env', env);
-  const instanceId = options.instanceId ?? randomUUID().replaceAll('-', '');
-  checkInstanceId(instanceId);
   const threads = options.threads ?? 1;
   checkThreads(threads);
   if (options.onRebalance !== undefined && typeof options.onRebalance !== 'function') {
     throw new ConfigError('onRebalance', options.onRebalance, 'Expected `onRebalance` to be a function');
   }
-  // The node's own rules and defaults for the interval and the timeout (`createNode()` applies
-  // them again), checked here so that a bad timing fails before anything connects.
-  const { intervalMs, timeoutMs } = checkNodeOptions({
-    cluster: options.key,
+  // The node's own rules and defaults for the group, the environment, the id, the interval and
+  // the timeout (`createNode()` applies them again), checked here so that a bad value fails at
+  // createCluster(), before anything connects, in static mode too (which starts no node).
+  const { id, intervalMs, timeoutMs } = checkNodeOptions({
+    group: options.group,
     env,
+    ...(options.id !== undefined && { id: options.id }),
     ...(options.intervalMs !== undefined && { intervalMs: options.intervalMs }),
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
   });
   return {
-    key: options.key,
+    group: options.group,
     env,
-    instanceId,
+    id,
     threads,
     mode: resolveMode(options, threads),
     onRebalance: options.onRebalance,
@@ -118,30 +116,30 @@ export function resolveClusterOptions(options: ClusterOptions): ResolvedClusterO
 }
 
 function resolveMode(options: ClusterOptions, threads: number): ClusterMode {
-  const { registry } = options;
+  const { store } = options;
   const settings = options.static;
-  if (registry !== undefined && settings !== undefined) {
-    throw new ConfigError('static', settings, 'Expected either `registry` (dynamic clustering) or `static` settings, not both');
+  if (store !== undefined && settings !== undefined) {
+    throw new ConfigError('static', settings, 'Expected either `store` (dynamic clustering) or `static` settings, not both');
   }
   if (settings !== undefined) return { kind: 'static', ...resolveStatic(settings, threads) };
-  if (typeof registry === 'string') {
+  if (typeof store === 'string') {
     try {
-      checkStoreUrl(registry);
+      checkStoreUrl(store);
     } catch (error) {
       if (!ConfigError.is(error)) throw error;
       // The store's message, without its "config: " prefix and ", got …" suffix (the value is redacted).
       const reason = error.message.replace(/^config: /, '').replace(/, got [\s\S]*$/, '');
-      throw new ConfigError('registry', error.value, `Expected \`registry\` to be a store URL (${reason})`);
+      throw new ConfigError('store', error.value, `Expected \`store\` to be a store URL (${reason})`);
     }
-    return { kind: 'dynamic', registry };
+    return { kind: 'dynamic', store };
   }
-  if (typeof registry === 'object' && registry !== null && typeof (registry as KV).get === 'function') {
-    return { kind: 'dynamic', registry };
+  if (typeof store === 'object' && store !== null && typeof (store as KV).get === 'function') {
+    return { kind: 'dynamic', store };
   }
   throw new ConfigError(
-    'registry',
-    registry,
-    'Expected `registry` to be a store URL or a KV (dynamic clustering), or `static` settings to be given',
+    'store',
+    store,
+    'Expected `store` to be a store URL or a KV (dynamic clustering), or `static` settings to be given',
   );
 }
 

@@ -104,7 +104,7 @@ describe('dynamic clustering on MemoryKV and the virtual clock', () => {
     expect(a.node).toBeUndefined();
   });
 
-  it('clusters of one key in two environments never meet', async () => {
+  it('instances of one group in two environments never meet', async () => {
     const sim = new Sim();
     const prod = sim.add('p', 1, { env: 'production' });
     const dev = sim.add('d', 1, { env: 'dev' });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryLogger } from '@roster/kv-adapter/testing';
+import { MemoryLogger } from '@roster/testing';
 import { createCluster, type ClusterUpdate, type RebalanceUpdate } from '../src/index.js';
 
 describe('static clustering (no store at all)', () => {
   it('join() reports the configured base index and total at once, before it resolves', async () => {
     const seen: RebalanceUpdate[] = [];
-    const cluster = createCluster({ key: 'app', instanceId: 'node3', threads: 4, static: { index: 3, total: 7 }, onRebalance: (u) => seen.push(u) });
+    const cluster = createCluster({ group: 'app', id: 'node3', threads: 4, static: { index: 3, total: 7 }, onRebalance: (u) => seen.push(u) });
     expect(cluster.mode).toBe('static');
     expect(cluster.balance).toEqual({ index: -1, threads: 4, total: 0 });
     const joining = cluster.join();
@@ -28,7 +28,7 @@ describe('static clustering (no store at all)', () => {
   });
 
   it('typed events, watch() and the async iterator see the same updates; the iterator ends after `left`', async () => {
-    const cluster = createCluster({ key: 'app', env: 'dev', instanceId: 'a', static: { index: 0, total: 1 } });
+    const cluster = createCluster({ group: 'app', env: 'dev', id: 'a', static: { index: 0, total: 1 } });
     const byOn: number[] = [];
     const byWatch: ClusterUpdate['type'][] = [];
     cluster.on('rebalance', (u) => byOn.push(u.index));
@@ -47,7 +47,7 @@ describe('static clustering (no store at all)', () => {
 
   it('a listener that throws is logged and the others still run', async () => {
     const logger = new MemoryLogger();
-    const cluster = createCluster({ key: 'app', static: { index: 0, total: 2 }, logger });
+    const cluster = createCluster({ group: 'app', static: { index: 0, total: 2 }, logger });
     cluster.on('rebalance', () => {
       throw new Error('boom');
     });
@@ -62,7 +62,7 @@ describe('static clustering (no store at all)', () => {
   it('await using leaves the cluster on scope exit', async () => {
     const types: string[] = [];
     {
-      await using cluster = createCluster({ key: 'app', static: { index: 1, total: 2 } });
+      await using cluster = createCluster({ group: 'app', static: { index: 1, total: 2 } });
       cluster.watch((u) => types.push(u.type));
       await cluster.join();
     }
@@ -70,7 +70,7 @@ describe('static clustering (no store at all)', () => {
   });
 
   it('join() after leave() rejects with CLUSTER_LEFT; leave() is idempotent', async () => {
-    const cluster = createCluster({ key: 'app', static: { index: 0, total: 1 } });
+    const cluster = createCluster({ group: 'app', static: { index: 0, total: 1 } });
     await cluster.join();
     await Promise.all([cluster.leave(), cluster.leave()]);
     await expect(cluster.join()).rejects.toMatchObject({ code: 'CLUSTER_LEFT' });

@@ -1,14 +1,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { CompoundKey, Namespace } from '@roster/kv-adapter';
-import type { LocalRedisCluster, LocalRedisShard } from '@roster/kv-adapter/testing';
+import type { LocalRedisCluster, LocalRedisShard } from '@roster/testing';
 import type { ClusterView, LeaderOverlap, TopologyChange } from './ClusterView.js';
 import { seconds, type DemoDisplay } from './DemoDisplay.js';
 import type { DemoRun } from './DemoRun.js';
 
 /** The settings of {@link runClusterChanges}. */
 export interface ClusterChangeSettings {
-  /** The demo nodes' cluster key and environment, whose leader key the changes aim at. */
-  readonly cluster: string;
+  /** The demo nodes' group and environment, whose leader key the changes aim at. */
+  readonly group: string;
   readonly env: string;
   readonly intervalMs: number;
   readonly timeoutMs: number;
@@ -63,7 +63,7 @@ export async function runClusterChanges(
   signal: AbortSignal,
   now: () => number,
 ): Promise<void> {
-  const leaderKey = new CompoundKey(new Namespace(settings.cluster, settings.env).key('leader'));
+  const leaderKey = new CompoundKey(new Namespace(settings.group, settings.env).key('leader'));
   const start = now();
   let killed: { readonly server: LocalRedisShard; readonly by: LocalRedisShard } | undefined;
   try {

@@ -16,10 +16,10 @@ export interface NodeView {
   members: readonly string[];
   /** The broadcast Version this node last saw. */
   version: number;
-  /** The node's PONG interval in ms (from its PING to finding the PONG, about I), as it last reported it. */
-  latencyMs: number | undefined;
+  /** The node's PONG round trip in ms (from its PING to finding the PONG, about I), as it last reported it. */
+  pongRoundTripMs: number | undefined;
   /** The node's store round trip in ms (a moving average of its store operations), as it last reported it. */
-  storeMs: number | undefined;
+  storeRoundTripMs: number | undefined;
   /** The leader-key nonce where this node last found (or, as leader, wrote) the leader's broadcast. */
   nonce: number | undefined;
 }
@@ -57,9 +57,9 @@ export interface TickReport {
   readonly id: string;
   readonly role: Role;
   readonly version: number;
-  readonly latencyMs?: number;
+  readonly pongRoundTripMs?: number;
   readonly nonce?: number;
-  readonly storeMs?: number;
+  readonly storeRoundTripMs?: number;
 }
 
 /** One change of the Redis Cluster's topology made by `--cluster`, and what the nodes did through it. */
@@ -121,7 +121,7 @@ export class ClusterView {
 
   /** A node is being started. */
   add(id: string): NodeView {
-    const view: NodeView = { id, pid: undefined, life: 'starting', role: undefined, leader: undefined, members: [], version: 0, latencyMs: undefined, storeMs: undefined, nonce: undefined };
+    const view: NodeView = { id, pid: undefined, life: 'starting', role: undefined, leader: undefined, members: [], version: 0, pongRoundTripMs: undefined, storeRoundTripMs: undefined, nonce: undefined };
     this.#nodes.set(id, view);
     return view;
   }
@@ -132,14 +132,14 @@ export class ClusterView {
     if (view) view.pid = pid;
   }
 
-  /** The node's role, Version, PONG interval, broadcast nonce and store round trip at `at` (sent every interval). */
+  /** The node's role, Version, PONG round trip, broadcast nonce and store round trip at `at` (sent every interval). */
   tick(report: TickReport, at: number): void {
     const view = this.#nodes.get(report.id);
     if (!view || !ALIVE.has(view.life)) return;
     view.role = report.role;
     view.version = Math.max(view.version, report.version);
-    view.latencyMs = report.latencyMs;
-    view.storeMs = report.storeMs;
+    view.pongRoundTripMs = report.pongRoundTripMs;
+    view.storeRoundTripMs = report.storeRoundTripMs;
     if (report.nonce !== undefined) view.nonce = report.nonce;
     this.#checkLeaders(at);
   }

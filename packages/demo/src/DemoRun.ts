@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { LocalRedisCluster } from '@roster/kv-adapter/testing';
+import type { LocalRedisCluster } from '@roster/testing';
 import type Tinypool from 'tinypool';
 import type { ClusterView } from './ClusterView.js';
 import { seconds, type DemoDisplay } from './DemoDisplay.js';
@@ -9,7 +9,7 @@ import { isOwnMessage, type MainMessage, type WorkerMessage, type WorkerResult, 
 
 /** The settings of a {@link DemoRun}. */
 export interface DemoRunSettings {
-  readonly cluster: string;
+  readonly group: string;
   readonly env: string;
   readonly intervalMs: number;
   readonly timeoutMs: number;
@@ -84,7 +84,7 @@ export class DemoRun {
     const id = `n${++this.#counter}`;
     this.view.add(id);
     const { options, store } = this;
-    const task: WorkerTask = { id, cluster: options.cluster, env: options.env, intervalMs: options.intervalMs, timeoutMs: options.timeoutMs, store: store.worker };
+    const task: WorkerTask = { id, group: options.group, env: options.env, intervalMs: options.intervalMs, timeoutMs: options.timeoutMs, store: store.worker };
 
     // tinypool's channel: it calls `onMessage` with the function that sends to the worker, and
     // `postMessage` with every message of ours the worker sends. Until the worker says hello,

@@ -1,9 +1,5 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
 import { MemoryKV, type KV } from '@roster/kv-adapter';
-import { LOOPBACK_HOST, LocalRedisCluster, freeLoopbackPort, redisCommand, waitFor } from '@roster/kv-adapter/testing';
+import { LocalRedis, LocalRedisCluster, findRedisServer } from '@roster/testing';
 import type { WorkerStore } from './messages.js';
 
 /**
@@ -29,18 +25,10 @@ export interface DemoStore {
 }
 
 /**
- * The `redis-server` binary: `$REDISMS_SYSTEM_BINARY`, else `/usr/bin/redis-server`, else the
- * first on `PATH`; `undefined` when there is none.
- */
-export function findRedisServer(env: Readonly<Record<string, string | undefined>>): string | undefined {
-  const candidates = [env.REDISMS_SYSTEM_BINARY, '/usr/bin/redis-server', ...(env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, 'redis-server'))];
-  return candidates.find((path): path is string => path !== undefined && path !== '' && existsSync(path));
-}
-
-/**
- * Brings up the demo's store: the system's `redis-server` on a free loopback port
- * (`kind` `"redis"`, or `"auto"` when one is installed), a Redis Cluster of that binary with 3
- * masters and a replica each, `cluster-node-timeout` 1 s (`"cluster"`, see {@link LocalRedisCluster}:
+ * Brings up the demo's store: the system's `redis-server` (@roster/testing's `findRedisServer`:
+ * `$REDISMS_SYSTEM_BINARY`, `$ROSTER_REDIS_SERVER`, else the first on `PATH`) on a free loopback
+ * port as @roster/testing's `LocalRedis` (`kind` `"redis"`, or `"auto"` when one is installed), a
+ * Redis Cluster of that binary with 3 masters and a replica each, `cluster-node-timeout` 1 s (`"cluster"`, see {@link LocalRedisCluster}:
  * a killed master's replica takes over within a few seconds), else a `MemoryKV` in this process
  * that the workers reach over IPC.
  */
@@ -70,64 +58,14 @@ export async function startDemoStore(kind: DemoStoreKind, env: Readonly<Record<s
       stop: () => kv.close(),
     };
   }
-  const server = await startRedisServer(binary);
-  const url = `redis://${LOOPBACK_HOST}:${server.port}`;
+  // Its own process group (the one fixture of the tests, the bench and the demo): a Ctrl-C meant
+  // for the demo does not stop the store before the nodes have left.
+  const server = await LocalRedis.start({ binary });
   return {
-    description: `redis-server (${binary}) at ${url}`,
-    worker: { kind: 'redis', url },
+    description: `redis-server (${binary}) at ${server.url}`,
+    worker: { kind: 'redis', url: server.url },
     kv: undefined,
     pid: server.pid,
-    stop: server.stop,
+    stop: () => server.stop(),
   };
-}
-
-/** A `redis-server` that {@link startRedisServer} started. */
-interface RedisServer {
-  readonly port: number;
-  readonly pid: number | undefined;
-  /** SIGTERMs the server (SIGKILL after 5 s) and resolves once it is gone. Idempotent. */
-  stop(): Promise<void>;
-}
-
-/**
- * Starts `binary` on a free loopback port with nothing persisted, and resolves once it answers
- * PING. It runs in a process group of its own, so that a Ctrl-C meant for the demo does not stop
- * the store before the nodes have left; it is SIGKILLed when this process exits, as a last resort.
- */
-async function startRedisServer(binary: string): Promise<RedisServer> {
-  const port = await freeLoopbackPort();
-  const args = ['--port', String(port), '--bind', LOOPBACK_HOST, '--save', '', '--appendonly', 'no', '--dir', tmpdir()];
-  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let output = '';
-  const keep = (chunk: Buffer): void => void (output = (output + chunk.toString()).slice(-4000));
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
-  const lastResort = (): void => void child.kill('SIGKILL');
-  process.once('exit', lastResort);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ended = new AbortController();
-  child.once('error', (error) => ended.abort(new Error(`cannot run ${binary}: ${error.message}`)));
-  child.once('exit', (code, signal) => ended.abort(new Error(`redis-server on port ${port} exited with ${code ?? signal}:\n${output}`)));
-  let stopped: Promise<void> | undefined;
-  const stop = (): Promise<void> =>
-    (stopped ??= (async () => {
-      if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
-        child.kill('SIGTERM');
-        const force = setTimeout(() => child.kill('SIGKILL'), 5000);
-        await exited;
-        clearTimeout(force);
-      }
-      process.off('exit', lastResort);
-    })());
-  try {
-    await waitFor(async () => (await redisCommand(port, ['PING'], { timeoutMs: 500 })) === 'PONG', {
-      what: `redis-server on port ${port} to answer PING`,
-      timeoutMs: 10_000,
-      signal: ended.signal,
-    });
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { port, pid: child.pid, stop };
 }

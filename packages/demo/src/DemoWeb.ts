@@ -32,10 +32,10 @@ export interface DemoSnapshot {
     /** The leader-key nonce where the node last found (or wrote) the leader's broadcast. */
     readonly nonce: number | null;
     readonly members: readonly string[];
-    /** The node's PONG interval in ms (from its PING to finding the PONG: about I), while it follows. */
-    readonly latencyMs: number | null;
+    /** The node's PONG round trip in ms (from its PING to finding the PONG: about I), while it follows. */
+    readonly pongRoundTripMs: number | null;
     /** The node's store round trip in ms: a moving average of its store operations. */
-    readonly storeMs: number | null;
+    readonly storeRoundTripMs: number | null;
   }[];
   /** The alive nodes that report leader now: one, or none during an election; two would be a fault. */
   readonly leadersNow: readonly string[];
@@ -165,8 +165,8 @@ export class DemoWeb implements DemoDisplay {
         version: n.version,
         nonce: n.nonce ?? null,
         members: n.members,
-        latencyMs: n.role === 'follower' ? (n.latencyMs ?? null) : null,
-        storeMs: n.storeMs ?? null,
+        pongRoundTripMs: n.role === 'follower' ? (n.pongRoundTripMs ?? null) : null,
+        storeRoundTripMs: n.storeRoundTripMs ?? null,
       })),
       leadersNow: view.leaders.map((n) => n.id),
       twoLeaders: { times: view.overlaps.length, ms: view.overlapMs(this.#now()) },
@@ -244,7 +244,7 @@ td.members{font-size:.85em;color:var(--muted)}
 </div>
 <div id="topology-box" hidden><h2>Redis Cluster changes</h2><ul id="topology"></ul></div>
 <h2>nodes</h2>
-<div class="scroll"><table><thead><tr><th>node</th><th>pid</th><th>role</th><th>follows</th><th>nonce</th><th title="a moving average of the node's store operations, from call to answer">store round trip</th><th title="from the node's PING to finding the leader's PONG: about the interval I when every PING is answered">PONG interval</th><th>members as it sees them</th></tr></thead><tbody id="nodes"></tbody></table></div>
+<div class="scroll"><table><thead><tr><th>node</th><th>pid</th><th>role</th><th>follows</th><th>nonce</th><th title="a moving average of the node's store operations, from call to answer">store round trip</th><th title="from the node's PING to finding the leader's PONG: about the interval I when every PING is answered">PONG round trip</th><th>members as it sees them</th></tr></thead><tbody id="nodes"></tbody></table></div>
 <h2>event log</h2>
 <pre id="log"></pre>
 <footer><a href="/cluster.json">cluster.json</a></footer>
@@ -279,7 +279,7 @@ function render(s) {
     const tr = document.createElement("tr");
     if (gone) tr.className = "gone";
     const role = n.life === "killed" ? "KILLED" : gone ? n.life : (n.role || "starting");
-    const cells = [n.id, n.pid === null ? "–" : String(n.pid), role, n.follows || "–", gone || n.nonce === null ? "–" : String(n.nonce), gone || n.storeMs === null ? "–" : n.storeMs.toFixed(1) + " ms", n.latencyMs === null ? "–" : n.latencyMs.toFixed(1) + " ms", gone ? "" : "v" + n.version + " " + n.members.join(" ")];
+    const cells = [n.id, n.pid === null ? "–" : String(n.pid), role, n.follows || "–", gone || n.nonce === null ? "–" : String(n.nonce), gone || n.storeRoundTripMs === null ? "–" : n.storeRoundTripMs.toFixed(1) + " ms", n.pongRoundTripMs === null ? "–" : n.pongRoundTripMs.toFixed(1) + " ms", gone ? "" : "v" + n.version + " " + n.members.join(" ")];
     cells.forEach((c, k) => {
       const td = document.createElement("td");
       td.textContent = c;

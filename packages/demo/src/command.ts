@@ -13,14 +13,14 @@ export const DEMO_FLAGS = defineFlags(NAME, {
   killEverySeconds: flag.decimal('kill-every', { placeholder: 'S', unit: 'seconds', help: 'kill the leader every S seconds, 0 never', defaultValue: d.killEverySeconds }),
   intervalMs: flag.integer('interval', { placeholder: 'MS', unit: 'milliseconds', help: 'the protocol period I', defaultValue: d.intervalMs }),
   timeoutMs: flag.integer('timeout', { placeholder: 'MS', unit: 'milliseconds', help: 'the failure timeout T, more than twice the interval', defaultValue: d.timeoutMs }),
-  store: flag.choice('store', {
+  storeKind: flag.choice('store-kind', {
     placeholder: 'KIND',
     choices: ['auto', 'redis', 'cluster', 'memory'],
-    defaultValue: d.store,
-    help: 'the store the demo brings up: auto (a redis-server when one is installed, else in-process), redis, cluster (a local Redis Cluster) or memory (in-process)',
+    defaultValue: d.storeKind,
+    help: 'the kind of store the demo brings up: auto (a redis-server when one is installed, else in-process), redis, cluster (a local Redis Cluster) or memory (in-process)',
   }),
   cluster: flag.boolean('cluster', {
-    help: "the same as --store cluster: a local Redis Cluster of 3 masters with a replica each (redis-server), where the leader key's master is failed over gracefully, its slot resharded live, and a master SIGKILLed (its replica promoted), each with the leader watched",
+    help: "the same as --store-kind cluster: a local Redis Cluster of 3 masters with a replica each (redis-server), where the leader key's master is failed over gracefully, its slot resharded live, and a master SIGKILLed (its replica promoted), each with the leader watched",
   }),
   webPort: flag.custom('web-port', {
     placeholder: 'PORT|off',
@@ -61,8 +61,8 @@ export const demoCommand: Command = {
   async run(args, io) {
     const parsed = F.parse(args, io.env);
     const { values } = parsed;
-    if (values.cluster && parsed.given('store') && values.store !== 'cluster') {
-      throw problem(NAME, `${F.name('cluster')} runs on a Redis Cluster; it cannot be combined with ${F.name('store')} ${values.store}`);
+    if (values.cluster && parsed.given('storeKind') && values.storeKind !== 'cluster') {
+      throw problem(NAME, `${F.name('cluster')} runs on a Redis Cluster; it cannot be combined with ${F.name('storeKind')} ${values.storeKind}`);
     }
     const timing: Timing = {
       interval: { value: values.intervalMs, flag: F.name('intervalMs'), given: parsed.given('intervalMs') },
@@ -71,7 +71,7 @@ export const demoCommand: Command = {
     };
     try {
       // Each worker's createNode() would refuse the timing: refuse it here, once, in the flags' words.
-      checkNodeOptions({ cluster: 'demo', env: 'demo', intervalMs: values.intervalMs, timeoutMs: values.timeoutMs });
+      checkNodeOptions({ group: 'demo', env: 'demo', intervalMs: values.intervalMs, timeoutMs: values.timeoutMs });
     } catch (error) {
       throw configProblem(parsed, error, timing);
     }
@@ -82,7 +82,7 @@ export const demoCommand: Command = {
         killEverySeconds: values.killEverySeconds,
         intervalMs: values.intervalMs,
         timeoutMs: values.timeoutMs,
-        store: values.cluster ? 'cluster' : values.store,
+        storeKind: values.cluster ? 'cluster' : values.storeKind,
         plain: values.plain,
         verbose: values.verbose,
         webPort: values.webPort,

@@ -4,17 +4,8 @@
  * ({@link KVRequest} → {@link serveKV} → {@link KVReply}). Errors keep their Roster `code`, so the
  * node tells an unavailable key from an unavailable store as it would on Redis.
  */
-import {
-  KVClosedError,
-  RosterError,
-  abortReason,
-  type CompareAndSetOptions,
-  type CompareAndSetResult,
-  type KV,
-  type KVCapabilities,
-  type KVOperationOptions,
-  type SetOptions,
-} from '@roster/kv-adapter';
+import { KVClosedError, RosterError, type CompareAndSetOptions, type CompareAndSetResult, type KV, type KVCapabilities, type KVOperationOptions, type SetOptions } from '@roster/kv-adapter';
+import { abortReason } from '@roster/kv-adapter/internal';
 
 type Operation = 'get' | 'set' | 'delete' | 'append' | 'take' | 'getRange' | 'exchange' | 'compareAndSet' | 'time';
 

@@ -13,7 +13,7 @@ export type WorkerStore =
 /** The task a demo worker runs: one node, until told to stop. */
 export interface WorkerTask {
   readonly id: string;
-  readonly cluster: string;
+  readonly group: string;
   readonly env: string;
   readonly intervalMs: number;
   readonly timeoutMs: number;
@@ -36,7 +36,7 @@ export type WorkerMessage =
    * Once per interval: what the node sees now (the Version moves every interval), and the
    * leader-key nonce holding the leader's broadcast.
    */
-  | { readonly kind: 'tick'; readonly id: string; readonly role: Role; readonly version: number; readonly latencyMs?: number; readonly nonce?: number; readonly storeMs?: number }
+  | { readonly kind: 'tick'; readonly id: string; readonly role: Role; readonly version: number; readonly pongRoundTripMs?: number; readonly nonce?: number; readonly storeRoundTripMs?: number }
   /** A warning or error the node logged. */
   | { readonly kind: 'log'; readonly id: string; readonly level: 'warn' | 'error'; readonly message: string }
   | KVRequest;

@@ -24,11 +24,11 @@ export interface DemoOptions {
   /** The timeout T. @defaultValue 1000 */
   readonly timeoutMs?: number;
   /**
-   * Which store to bring up. `"cluster"`: a local Redis Cluster of 3 masters with a replica each,
-   * through a graceful failover of the leader key's master, a live resharding of its slot and a
-   * master SIGKILLed (see `runClusterChanges`). @defaultValue "auto"
+   * Which kind of store to bring up (`--store-kind`). `"cluster"`: a local Redis Cluster of 3
+   * masters with a replica each, through a graceful failover of the leader key's master, a live
+   * resharding of its slot and a master SIGKILLed (see `runClusterChanges`). @defaultValue "auto"
    */
-  readonly store?: DemoStoreKind;
+  readonly storeKind?: DemoStoreKind;
   /** A plain log even on a terminal. @defaultValue false */
   readonly plain?: boolean;
   /** Show the nodes' warnings. @defaultValue false */
@@ -44,7 +44,7 @@ export const DEMO_DEFAULTS: Readonly<Required<DemoOptions>> = Object.freeze({
   killEverySeconds: 4,
   intervalMs: 200,
   timeoutMs: 1000,
-  store: 'auto',
+  storeKind: 'auto',
   plain: false,
   verbose: false,
   webPort: 0,
@@ -74,7 +74,7 @@ export async function runDemo(options: DemoOptions, io: CliIO): Promise<number> 
   try {
     // Loaded here, not at the top: only the demo needs a worker pool; `roster node` loads none.
     const { default: Tinypool } = await import('tinypool');
-    const store = await startStore(o.store, io);
+    const store = await startStore(o.storeKind, io);
     const view = new ClusterView();
     let web: DemoWeb | undefined;
     const base: DemoInfo = {
@@ -107,7 +107,7 @@ export async function runDemo(options: DemoOptions, io: CliIO): Promise<number> 
       env: { ...io.env } as Record<string, string>,
     });
     const shown = display;
-    const run = new DemoRun(pool, store, view, display, { cluster: 'demo', env: 'demo', ...o }, now);
+    const run = new DemoRun(pool, store, view, display, { group: 'demo', env: 'demo', ...o }, now);
     pool.on('error', (error: Error) => {
       shown.note(now(), `worker pool: ${error.message}`);
       run.poolError(error);
@@ -152,7 +152,7 @@ async function drive(
   const killing = o.killEverySeconds > 0 ? run.killLeaders(o.killEverySeconds * 1000, until) : Promise.resolve();
   const cluster = run.cluster;
   const changes = cluster
-    ? runClusterChanges(run, cluster, view, display, { cluster: 'demo', env: 'demo', intervalMs: o.intervalMs, timeoutMs: o.timeoutMs, durationMs: o.durationSeconds * 1000 }, until, now)
+    ? runClusterChanges(run, cluster, view, display, { group: 'demo', env: 'demo', intervalMs: o.intervalMs, timeoutMs: o.timeoutMs, durationMs: o.durationSeconds * 1000 }, until, now)
     : Promise.resolve();
   void (async () => {
     await delay(o.durationSeconds * 1000, undefined, { signal: stop.signal });

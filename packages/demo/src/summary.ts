@@ -66,7 +66,7 @@ export function formatSummary(s: DemoSummary): string {
     ...(s.topology.length > 0 ? [`  cluster changes: ${s.topology.map((c) => c.kind).join(', ')}: the leader unchanged through ${unchanged(s.topology)} of ${s.topology.length}`] : []),
     `  two nodes reporting leader at once: ${s.twoLeaders.times === 0 ? 'never' : `${s.twoLeaders.times} ${s.twoLeaders.times === 1 ? 'time' : 'times'}, ${seconds(s.twoLeaders.ms)} in all`}`,
     '',
-    'Next: run nodes against your own Redis with `roster node --store redis://HOST:6379 --key APP --env ENV` (packages/cli/README.md).',
+    'Next: run nodes against your own Redis with `roster node --store redis://HOST:6379 --group APP --env ENV` (packages/cli/README.md).',
     '',
   ].join('\n');
 }

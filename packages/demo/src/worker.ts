@@ -5,7 +5,8 @@
  */
 import { createNode, type RosterNode } from '@roster/election';
 import { InstrumentedKV } from '@roster/http';
-import { RedisKV, type KV, type Logger } from '@roster/kv-adapter';
+import { type KV, type Logger } from '@roster/kv-adapter';
+import { RedisKV } from '@roster/kv-adapter/redis';
 import { toNodeEvent } from '@roster/cli/internal';
 import { BridgeKV } from './kvBridge.js';
 import { isOwnMessage, type MainMessage, type WorkerMessage, type WorkerResult, type WorkerTask } from './messages.js';
@@ -55,8 +56,8 @@ export default async function runDemoNode(task: WorkerTask): Promise<WorkerResul
   const store = new InstrumentedKV(kv);
   try {
     const self: RosterNode = createNode({
-      kv: store,
-      cluster: task.cluster,
+      store,
+      group: task.group,
       env: task.env,
       id: task.id,
       intervalMs: task.intervalMs,
@@ -69,17 +70,17 @@ export default async function runDemoNode(task: WorkerTask): Promise<WorkerResul
     });
     await self.start();
     const tick = setInterval(() => {
-      const latencyMs = self.role === 'leader' ? undefined : self.latency.pongRoundTripMs;
+      const pongRoundTripMs = self.role === 'leader' ? undefined : self.latency.pongRoundTripMs;
       const nonce = self.broadcastNonce;
-      const storeMs = store.health.roundTripMs;
+      const storeRoundTripMs = store.health.storeRoundTripMs;
       send({
         kind: 'tick',
         id: self.id,
         role: self.role,
         version: self.members.version,
-        ...(latencyMs !== undefined && { latencyMs }),
+        ...(pongRoundTripMs !== undefined && { pongRoundTripMs }),
         ...(nonce !== undefined && { nonce }),
-        ...(storeMs !== undefined && { storeMs }),
+        ...(storeRoundTripMs !== undefined && { storeRoundTripMs }),
       });
     }, task.intervalMs);
     await stopRequested;

@@ -73,10 +73,10 @@ describe('the demo’s failover measurement', () => {
   it('keeps the broadcast nonce each node last reported, through ticks without one', () => {
     const view = settledCluster();
     view.tick({ id: 'n1', role: 'leader', version: 2, nonce: 0 }, 0);
-    view.tick({ id: 'n2', role: 'follower', version: 2, latencyMs: 1.5, nonce: 0 }, 0);
+    view.tick({ id: 'n2', role: 'follower', version: 2, pongRoundTripMs: 1.5, nonce: 0 }, 0);
     expect(view.leaderNode?.nonce).toBe(0);
     view.tick({ id: 'n1', role: 'leader', version: 3, nonce: 1 }, 0);
-    view.tick({ id: 'n2', role: 'follower', version: 3, latencyMs: 1.5 }, 0);
+    view.tick({ id: 'n2', role: 'follower', version: 3, pongRoundTripMs: 1.5 }, 0);
     expect(view.node('n1')?.nonce).toBe(1);
     expect(view.node('n2')?.nonce).toBe(0);
     expect(view.node('n3')?.nonce).toBeUndefined();

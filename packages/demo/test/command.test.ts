@@ -39,8 +39,8 @@ describe('pnpm demo: the command line', () => {
 
   it.each([
     [['--nodes', 'many'], 'pnpm demo: --nodes must be an integer from 1 to 50, got "many"'],
-    [['--store', 'etcd'], 'pnpm demo: --store must be auto, redis, cluster or memory, got "etcd"'],
-    [['--cluster', '--store', 'memory'], 'pnpm demo: --cluster runs on a Redis Cluster; it cannot be combined with --store memory'],
+    [['--store-kind', 'etcd'], 'pnpm demo: --store-kind must be auto, redis, cluster or memory, got "etcd"'],
+    [['--cluster', '--store-kind', 'memory'], 'pnpm demo: --cluster runs on a Redis Cluster; it cannot be combined with --store-kind memory'],
     [['--interval', '500', '--timeout', '1000'], 'pnpm demo: --timeout 1000 is not more than twice --interval 500 (2 × 500 = 1000): set --timeout to at least 1002 or --interval to at most 499'],
     [['--interval', '500'], 'pnpm demo: the default --timeout 1000 is not more than twice --interval 500 (2 × 500 = 1000): set --timeout to at least 1002 or --interval to at most 499'],
     [['--web-port', 'later'], 'pnpm demo: --web-port must be an integer from 0 to 65535, or off, got "later"'],

@@ -2,7 +2,8 @@ import { bestBroadcast, compareLeadership, formatBroadcast, formatHeader, parseB
 import { coversBelow, supersedes, type LeaderWindowRead, type Staleness } from '@roster/follower/internal';
 import type { Timing } from './timing.js';
 import { expectedValue } from './expectedValue.js';
-import { isKeyFailure, withDeadline, type Clock, type CompareAndSetOptions, type CompoundKey, type KV, type Timer } from '@roster/kv-adapter';
+import { isKeyFailure, type Clock, type CompareAndSetOptions, type CompoundKey, type KV, type Timer } from '@roster/kv-adapter';
+import { withDeadline } from '@roster/kv-adapter/internal';
 
 interface Common {
   /** The best leadership known when the candidacy began. */

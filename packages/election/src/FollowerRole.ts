@@ -154,7 +154,7 @@ export class FollowerRole {
       () => {
         host.stats.count('ping');
         this.#pingLog.worked({ node: host.config.id });
-        host.following.pinged(this.#pinger.lastPongAt, this.#pinger.lastRttMs);
+        host.following.pinged(this.#pinger.lastPongAt, this.#pinger.lastPongRoundTripMs);
       },
       (error: unknown) => this.#pingLog.failed(error),
     );

@@ -1,6 +1,7 @@
 import { parseMember, type Member } from '@roster/follower';
 import { Ticker } from './Ticker.js';
-import { withDeadline, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
+import { type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
+import { withDeadline } from '@roster/kv-adapter/internal';
 
 /** Options of {@link JoinPoller}. */
 export interface JoinPollerOptions {

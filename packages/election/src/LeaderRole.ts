@@ -139,9 +139,9 @@ export class LeaderRole {
     return this.#intake.members();
   }
 
-  /** Each follower's reported PING → PONG round trip (ms), by id. */
-  get latencies(): ReadonlyMap<string, number> {
-    return this.#intake.latencies;
+  /** Each follower's reported PONG round trip (ms), by id. */
+  get pongRoundTrips(): ReadonlyMap<string, number> {
+    return this.#intake.pongRoundTrips;
   }
 
   /**

@@ -31,8 +31,8 @@ export class MemberIntake {
   readonly #workers = new Map<string, PongWorker>();
   /** The beat the PONG workers share, so that their commands of one interval leave together. */
   readonly #round: PongRound;
-  /** Each follower's PING → PONG round trip, as it reported it in its last PING. */
-  readonly #latencies = new Map<string, number>();
+  /** Each follower's PONG round trip, as it reported it in its last PING. */
+  readonly #pongRoundTrips = new Map<string, number>();
   readonly #joiners: Member[] = [];
   readonly #leavers = new Set<string>();
 
@@ -57,9 +57,9 @@ export class MemberIntake {
     });
   }
 
-  /** Each follower's reported PING → PONG round trip (ms), by id. */
-  get latencies(): ReadonlyMap<string, number> {
-    return this.#latencies;
+  /** Each follower's reported PONG round trip (ms), by id. */
+  get pongRoundTrips(): ReadonlyMap<string, number> {
+    return this.#pongRoundTrips;
   }
 
   /** Every member, the leader first. */
@@ -94,7 +94,7 @@ export class MemberIntake {
       if (ids.has(id)) continue;
       void worker.stop();
       this.#workers.delete(id);
-      this.#latencies.delete(id);
+      this.#pongRoundTrips.delete(id);
     }
     for (const id of ids) {
       if (this.#workers.has(id)) continue;
@@ -107,9 +107,9 @@ export class MemberIntake {
         quietMs: timing.followerQuietMs,
         opTimeoutMs: operationTimeoutMs,
         round: this.#round,
-        onPing: (rttMs) => {
+        onPing: (pongRoundTripMs) => {
           this.#o.stats.count('pong');
-          if (rttMs !== undefined) this.#latencies.set(id, rttMs);
+          if (pongRoundTripMs !== undefined) this.#pongRoundTrips.set(id, pongRoundTripMs);
           this.#membership.pinged(id, clock.now());
           // A PING written over its LEAVE: the member came back (restarted) before the leave was
           // published (the leader could not publish meanwhile): it stays.

@@ -1,5 +1,6 @@
 import { fencingToken, type Broadcast, type Member } from '@roster/follower';
-import { UpdateStream, type Logger } from '@roster/kv-adapter';
+import { type Logger } from '@roster/kv-adapter';
+import { UpdateStream } from '@roster/kv-adapter/internal';
 import type { LeaderInfo, Role, RoleChangeReason, RosterUpdate, WatchFunction } from './events.js';
 
 /** A listener added with `on` or `once`. */

@@ -1,11 +1,12 @@
 import { parseIdKeyValue } from '@roster/follower';
 import { Ticker } from './Ticker.js';
-import { withDeadline, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
+import { type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
+import { withDeadline } from '@roster/kv-adapter/internal';
 import type { PongRound } from './PongRound.js';
 
 /**
  * Bytes of an id key read by a PONG worker looking for a follower that moved: more than the longest
- * valid value (`PING <seq> <rttMs>`, at most 38 bytes).
+ * valid value (`PING <seq> <pongRoundTripMs>`, at most 38 bytes).
  */
 const ID_VALUE_READ_BYTES = 64;
 
@@ -26,7 +27,7 @@ export interface PongWorkerOptions {
    */
   readonly round?: PongRound;
   /** Called on each news: a fresh PING, with the round trip the follower reported in it, if any. */
-  readonly onPing: (rttMs?: number) => void;
+  readonly onPing: (pongRoundTripMs?: number) => void;
   /** Called when the follower wrote `LEAVE`. */
   readonly onLeave: () => void;
 }
@@ -95,7 +96,7 @@ export class PongWorker {
     const reads = await Promise.all(others.map((n) => this.#read(n)));
     const moved = reads.find((r) => r !== undefined);
     if (moved === undefined) return;
-    this.#news(moved.seq, moved.rttMs);
+    this.#news(moved.seq, moved.pongRoundTripMs);
     this.#key.moveTo(moved.nonce);
     await this.#pong(moved.nonce);
   }
@@ -119,7 +120,7 @@ export class PongWorker {
     const parsed = parseIdKeyValue(previous);
     if (parsed?.kind === 'leave' && nonce === this.#key.nonce) return 'leave';
     if (parsed?.kind !== 'ping') return 'none';
-    this.#news(parsed.seq, parsed.rttMs);
+    this.#news(parsed.seq, parsed.pongRoundTripMs);
     return 'ping';
   }
 
@@ -128,7 +129,7 @@ export class PongWorker {
    * {@link ID_VALUE_READ_BYTES} bytes, a plain command: every valid id-key value is shorter, so a
    * value that fills the range is not one.
    */
-  async #read(nonce: number): Promise<{ nonce: number; seq: number; rttMs: number | undefined } | undefined> {
+  async #read(nonce: number): Promise<{ nonce: number; seq: number; pongRoundTripMs: number | undefined } | undefined> {
     const { kv, clock, opTimeoutMs } = this.#o;
     let value: string | null;
     try {
@@ -140,12 +141,12 @@ export class PongWorker {
     this.#seen.set(nonce, value);
     if (before === undefined || value === null || value === before) return undefined;
     const parsed = parseIdKeyValue(value);
-    return parsed?.kind === 'ping' ? { nonce, seq: parsed.seq, rttMs: parsed.rttMs } : undefined;
+    return parsed?.kind === 'ping' ? { nonce, seq: parsed.seq, pongRoundTripMs: parsed.pongRoundTripMs } : undefined;
   }
 
-  #news(seq: number, rttMs: number | undefined): void {
+  #news(seq: number, pongRoundTripMs: number | undefined): void {
     this.#seq = seq;
     this.#lastNewsAt = this.#o.clock.now();
-    this.#o.onPing(rttMs);
+    this.#o.onPing(pongRoundTripMs);
   }
 }

@@ -1,5 +1,6 @@
 import { formatBroadcast, formatMember, isGoodbye, parseBroadcast, sameLeadership, type Broadcast, type Member, type RosterKeys } from '@roster/follower';
-import { isKeyFailure, withDeadline, type CompoundKey, type Timer } from '@roster/kv-adapter';
+import { isKeyFailure, type CompoundKey, type Timer } from '@roster/kv-adapter';
+import { withDeadline } from '@roster/kv-adapter/internal';
 import type { ResolvedConfig } from './config.js';
 import type { Lease } from './Lease.js';
 import { diffLists, formatListStep, listIdOf, nextVersion, sameListId, sameMembers, type LeaderWindowRead, type OwnPublication } from '@roster/follower/internal';

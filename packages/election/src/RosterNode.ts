@@ -23,7 +23,7 @@ type Phase =
   | { readonly role: 'leader'; readonly lead: LeaderRole };
 
 /**
- * One member of a Roster cluster: the era/nonce/version protocol as a state machine.
+ * One member of a Roster group: the era/nonce/version protocol as a state machine.
  * Create it with `createNode()`.
  *
  * ```
@@ -156,12 +156,12 @@ export class RosterNode implements RosterNodeApi {
     this.#checkLease();
     return this.#phase.role === 'leader' && this.#shown === 'leader' ? this.#phase.lead.signal : undefined;
   }
-  latencies(): ReadonlyMap<string, number> {
-    return this.#phase.role === 'leader' ? this.#phase.lead.latencies : new Map();
+  pongRoundTrips(): ReadonlyMap<string, number> {
+    return this.#phase.role === 'leader' ? this.#phase.lead.pongRoundTrips : new Map();
   }
 
   get latency(): { readonly windowReadMs: number | undefined; readonly pongRoundTripMs: number | undefined } {
-    return { windowReadMs: this.#following.readEwma, pongRoundTripMs: this.#following.rttEwma };
+    return { windowReadMs: this.#following.readEwma, pongRoundTripMs: this.#following.pongRoundTripEwma };
   }
   get broadcastNonce(): number | undefined {
     return this.#broadcastNonce;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   ConfigError,
   DEFAULT_NONCE_WINDOW,
@@ -9,18 +8,18 @@ import {
   type KV,
   type Logger,
 } from '@roster/kv-adapter';
-import { checkId, checkWeight, isValidId, ListCache } from '@roster/follower';
+import { checkId, checkWeight, ListCache, newId } from '@roster/follower';
 import { deriveTiming, resolveDurations, type Timing } from './timing.js';
 
 /** Options of `createNode()`. */
 export interface RosterNodeOptions {
-  /** The store. Use `MemoryKV` for one process, `RedisKV` across processes. */
-  readonly kv: KV;
-  /** The cluster key: typically the application name. */
-  readonly cluster: string;
-  /** The environment (`production`, `dev`, …); clusters in different environments never meet. */
+  /** The store: a `KV` (`MemoryKV` for one process, `RedisKV`, `EtcdKV`, … across processes). */
+  readonly store: KV;
+  /** The group: the nodes that elect one leader among them, typically the application name. */
+  readonly group: string;
+  /** The environment (`production`, `dev`, …); groups in different environments never meet. */
   readonly env: string;
-  /** This node's id: 1 to 128 of letters, digits and `. _ @ -`. @defaultValue a fresh UUID without dashes */
+  /** This node's id: 1 to 128 of letters, digits and `. _ @ -` (`isValidId`). @defaultValue a fresh UUID without dashes (`newId()`) */
   readonly id?: string;
   /** The protocol's period I: every loop runs once per interval. @defaultValue 1000 */
   readonly intervalMs?: number;
@@ -74,15 +73,15 @@ export interface RosterNodeOptions {
  *
  * @example
  * ```ts
- * const node = createNode({ kv, cluster: 'billing', env: 'prod' });
- * node.settings; // { id: '5f0c…', cluster: 'billing', env: 'prod', intervalMs: 1000, timeoutMs: 5000, renewDeadlineMs: 2500, … }
+ * const node = createNode({ store, group: 'billing', env: 'prod' });
+ * node.settings; // { id: '5f0c…', group: 'billing', env: 'prod', intervalMs: 1000, timeoutMs: 5000, renewDeadlineMs: 2500, … }
  * ```
  */
 export interface NodeSettings {
   /** The node's id (given, or a fresh UUID without dashes). */
   readonly id: string;
-  /** The cluster key: the group the node belongs to (`cluster` of `createNode()`). */
-  readonly cluster: string;
+  /** The group the node belongs to (`group` of `createNode()`). */
+  readonly group: string;
   /** The environment (`env` of `createNode()`). */
   readonly env: string;
   /** The protocol's period I, in ms. */
@@ -107,6 +106,7 @@ export interface NodeSettings {
 
 /** {@link RosterNodeOptions} validated, with every default applied. */
 export interface ResolvedConfig extends NodeSettings {
+  /** The store (`store` of `createNode()`); the protocol's parts call it `kv`, after its type. */
   readonly kv: KV;
   readonly namespace: Namespace;
   readonly clock: Clock;
@@ -116,35 +116,25 @@ export interface ResolvedConfig extends NodeSettings {
   readonly timing: Timing;
 }
 
-/** A fresh node id: a UUID without dashes, as libcluster generates. */
-export function newNodeId(): string {
-  return randomUUID().replaceAll('-', '');
-}
-
-/** True when `id` is a valid node id: 1 to 128 of letters, digits and `. _ @ -`. */
-export function isValidNodeId(id: unknown): id is string {
-  return isValidId(id);
-}
-
 /**
- * Validates every option of `createNode()` except `kv`, throwing a `ConfigError` (code
+ * Validates every option of `createNode()` except `store`, throwing a `ConfigError` (code
  * `CONFIG_INVALID`) that names the field, and returns the settings with every default applied
  * (pass the returned `id` on to `createNode()` to keep it). Use it to check options before
  * connecting to the store.
  *
  * @example
  * ```ts
- * checkNodeOptions({ cluster: 'billing', env: 'dev', intervalMs: 100, timeoutMs: 500 });
+ * checkNodeOptions({ group: 'billing', env: 'dev', intervalMs: 100, timeoutMs: 500 });
  * ```
  */
-export function checkNodeOptions(options: Omit<RosterNodeOptions, 'kv'> & { readonly kv?: KV }): NodeSettings {
+export function checkNodeOptions(options: Omit<RosterNodeOptions, 'store'> & { readonly store?: KV }): NodeSettings {
   return settingsOf(resolveSettings(options));
 }
 
 /** The {@link NodeSettings} of a resolved configuration, frozen: `node.settings`. */
 export function settingsOf(config: NodeSettings): NodeSettings {
-  const { id, cluster, env, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, leaderWorkTimeoutMs, nonceWindow, weight, observer } = config;
-  return Object.freeze({ id, cluster, env, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, leaderWorkTimeoutMs, nonceWindow, weight, observer });
+  const { id, group, env, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, leaderWorkTimeoutMs, nonceWindow, weight, observer } = config;
+  return Object.freeze({ id, group, env, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, leaderWorkTimeoutMs, nonceWindow, weight, observer });
 }
 
 /**
@@ -154,21 +144,21 @@ export function settingsOf(config: NodeSettings): NodeSettings {
  */
 export function resolveConfig(options: RosterNodeOptions): ResolvedConfig {
   const resolved = resolveSettings(options);
-  const { kv } = options;
-  if (typeof kv !== 'object' || kv === null || typeof kv.get !== 'function') {
-    throw new ConfigError('kv', kv, 'Expected `kv` to be a KV store (MemoryKV, RedisKV, …)');
+  const { store } = options;
+  if (typeof store !== 'object' || store === null || typeof store.get !== 'function') {
+    throw new ConfigError('store', store, 'Expected `store` to be a KV store (MemoryKV, RedisKV, …)');
   }
-  if (kv.capabilities?.compareAndSet !== true) {
-    throw new ConfigError('kv', kv.name, 'Expected `kv` to support compare-and-set (`capabilities.compareAndSet`), which leader publication requires');
+  if (store.capabilities?.compareAndSet !== true) {
+    throw new ConfigError('store', store.name, 'Expected `store` to support compare-and-set (`capabilities.compareAndSet`), which leader publication requires');
   }
-  return { ...resolved, kv };
+  return { ...resolved, kv: store };
 }
 
-function resolveSettings(options: Omit<RosterNodeOptions, 'kv'>): Omit<ResolvedConfig, 'kv'> {
+function resolveSettings(options: Omit<RosterNodeOptions, 'store'>): Omit<ResolvedConfig, 'kv'> {
   if (typeof options !== 'object' || options === null) throw new ConfigError('options', options, 'Expected an options object');
-  Namespace.check('cluster', options.cluster);
+  Namespace.check('group', options.group);
   Namespace.check('env', options.env);
-  const id = options.id ?? newNodeId();
+  const id = options.id ?? newId();
   checkId(id, 'id');
   const durations = resolveDurations(options);
   const nonceWindow = options.nonceWindow ?? DEFAULT_NONCE_WINDOW;
@@ -184,9 +174,9 @@ function resolveSettings(options: Omit<RosterNodeOptions, 'kv'>): Omit<ResolvedC
     throw new ConfigError('listCache', options.listCache, 'Expected `listCache` to be a ListCache');
   }
   return {
-    namespace: new Namespace(options.cluster, options.env),
+    namespace: new Namespace(options.group, options.env),
     id,
-    cluster: options.cluster,
+    group: options.group,
     env: options.env,
     ...durations,
     timing: deriveTiming(durations),

@@ -18,8 +18,8 @@ export interface CreateNodeOptions extends RosterNodeOptions {
  * import { createNode } from '@roster/election';
  * import { MemoryKV } from '@roster/kv-adapter';
  *
- * const kv = new MemoryKV();
- * const node = createNode({ kv, cluster: 'billing', env: 'dev', id: 'node1', intervalMs: 100, timeoutMs: 500 });
+ * const store = new MemoryKV();
+ * const node = createNode({ store, group: 'billing', env: 'dev', id: 'node1', intervalMs: 100, timeoutMs: 500 });
  * node.on('leader', ({ leader }) => console.log('leader is', leader?.id));
  * await node.start();
  * // … later

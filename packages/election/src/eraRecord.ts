@@ -1,4 +1,5 @@
-import { readWindow, withDeadline, writeMoving, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
+import { readWindow, writeMoving, type Clock, type CompoundKey, type KV, type Logger } from '@roster/kv-adapter';
+import { withDeadline } from '@roster/kv-adapter/internal';
 
 /** What the era key told: the highest era recorded, and whether every nonce of it answered. */
 export interface EraRecord {

@@ -13,7 +13,7 @@
 export { createNode, type CreateNodeOptions } from './createNode.js';
 export type { RosterNode, NodeState } from './node.js';
 export type { Leadership, LeaderWorkFunction } from './LeaderWork.js';
-export { checkNodeOptions, isValidNodeId, newNodeId, type NodeSettings, type RosterNodeOptions } from './config.js';
+export { checkNodeOptions, type NodeSettings, type RosterNodeOptions } from './config.js';
 export { NodeStateError, LeadershipLostError } from './errors.js';
 export type {
   Role,

@@ -7,7 +7,7 @@ import type { LeaderWorkFunction } from './LeaderWork.js';
 export type NodeState = 'idle' | 'running' | 'stopping' | 'stopped';
 
 /**
- * One member of a Roster cluster, as `createNode()` returns it: a follower that stands for
+ * One member of a Roster group, as `createNode()` returns it: a follower that stands for
  * election when its leader goes still, and a leader that publishes the member list.
  */
 export interface RosterNode extends AsyncDisposable {
@@ -15,12 +15,12 @@ export interface RosterNode extends AsyncDisposable {
   readonly id: string;
   /**
    * The identity and timing the node runs with, every default applied (see {@link NodeSettings}):
-   * id, cluster, env, intervalMs, timeoutMs, renewDeadlineMs, operationTimeoutMs, … Frozen, fixed
+   * id, group, env, intervalMs, timeoutMs, renewDeadlineMs, operationTimeoutMs, … Frozen, fixed
    * for the node's life. Read it instead of passing the options again, e.g. to `@roster/http`.
    *
    * @example
    * ```ts
-   * const node = createNode({ kv, cluster: 'billing', env: 'prod', intervalMs: 500 });
+   * const node = createNode({ store, group: 'billing', env: 'prod', intervalMs: 500 });
    * node.settings.timeoutMs; // 2500: T = 5I by default
    * ```
    */
@@ -47,16 +47,20 @@ export interface RosterNode extends AsyncDisposable {
    */
   readonly leadership: AbortSignal | undefined;
   /**
-   * The latency sensor: moving averages of a leader-window read and of the PING → PONG
-   * round trip (followers only); `undefined` until measured.
+   * The latency sensor, moving averages in ms (`undefined` until measured): `windowReadMs`, of a
+   * leader-window read (one or two store round trips); `pongRoundTripMs`, of the PONG round trip
+   * (followers only): from writing a PING to finding the leader's PONG in its place. A follower
+   * PINGs once per interval and finds the answer at its next PING, so the PONG round trip is about
+   * I when every PING is answered and a multiple of I when some are not.
    */
   readonly latency: { readonly windowReadMs: number | undefined; readonly pongRoundTripMs: number | undefined };
   /**
-   * At the leader, every follower's PING → PONG round trip in ms, as the follower measured it and
-   * reported it in its last PING (the latency sensor, gathered where the group is seen
-   * whole); an empty map on any other node. Members that never reported one are absent.
+   * At the leader, every follower's PONG round trip (`pongRoundTripMs`) in ms, as the follower
+   * measured it and reported it in its last PING (the latency sensor, gathered where the group is
+   * seen whole), by member id; an empty map on any other node. Members that never reported one
+   * are absent.
    */
-  latencies(): ReadonlyMap<string, number>;
+  pongRoundTrips(): ReadonlyMap<string, number>;
   /**
    * The leader-key nonce holding the best broadcast this node knows now: where the leader last
    * published (as this node last read it, or, at the leader, wrote it). It moves to the next nonce
@@ -166,6 +170,6 @@ export interface RosterNode extends AsyncDisposable {
    * timeout plus one operation timeout.
    */
   stop(): Promise<void>;
-  /** Stops at once, without goodbye or leave: to the cluster this is a crash. Local leadership (and its work's signal) ends at once. */
+  /** Stops at once, without goodbye or leave: to the group this is a crash. Local leadership (and its work's signal) ends at once. */
   destroy(): void;
 }

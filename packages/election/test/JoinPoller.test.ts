@@ -1,7 +1,7 @@
 import { type Member } from '@roster/follower';
 import { Joiner } from '@roster/follower/internal';
 import { CompoundKey, MemoryKV, silentLogger } from '@roster/kv-adapter';
-import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
+import { FaultInjector, VirtualClock } from '@roster/testing';
 import { describe, expect, it } from 'vitest';
 import { JoinPoller } from '../src/JoinPoller.js';
 

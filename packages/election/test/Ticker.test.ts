@@ -1,5 +1,5 @@
-import { sleep } from '@roster/kv-adapter';
-import { MemoryLogger, VirtualClock } from '@roster/kv-adapter/testing';
+import { sleep } from '@roster/kv-adapter/internal';
+import { MemoryLogger, VirtualClock } from '@roster/testing';
 import { describe, expect, it } from 'vitest';
 import { Ticker } from '../src/Ticker.js';
 

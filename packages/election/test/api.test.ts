@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, MemoryKV } from '@roster/kv-adapter';
-import { VirtualClock } from '@roster/kv-adapter/testing';
+import { VirtualClock } from '@roster/testing';
 import { createNode, type RosterUpdate } from '../src/index.js';
 import { Cluster, I, T } from './support/harness.js';
 
 describe('config is validated once, with an error naming the field', () => {
   const kv = new MemoryKV();
-  const base = { kv, cluster: 'c', env: 'e' };
+  const base = { store: kv, group: 'c', env: 'e' };
   const cases: [string, Record<string, unknown>][] = [
     ['id', { id: '' }],
     ['id', { id: 'has space' }],
@@ -19,9 +19,9 @@ describe('config is validated once, with an error naming the field', () => {
     ['renewDeadlineMs', { intervalMs: 100, timeoutMs: 500, renewDeadlineMs: 100 }],
     ['nonceWindow', { nonceWindow: 0 }],
     ['weight', { weight: 0 }],
-    ['cluster', { cluster: 'a b' }],
+    ['group', { group: 'a b' }],
     ['env', { env: '' }],
-    ['kv', { kv: {} }],
+    ['store', { store: {} }],
     ['observer', { observer: 'yes' }],
     ['listCache', { listCache: new Map() }],
     ['leaderWorkTimeoutMs', { intervalMs: 100, timeoutMs: 500, leaderWorkTimeoutMs: 501 }],
@@ -124,10 +124,10 @@ describe('lifecycle and updates', () => {
   });
 
   it('settings: the identity and timing the node runs with, every default applied, frozen', () => {
-    const node = createNode({ kv: new MemoryKV(), cluster: 'billing', env: 'prod', id: 'n1', intervalMs: 200 });
+    const node = createNode({ store: new MemoryKV(), group: 'billing', env: 'prod', id: 'n1', intervalMs: 200 });
     expect(node.settings).toEqual({
       id: 'n1',
-      cluster: 'billing',
+      group: 'billing',
       env: 'prod',
       intervalMs: 200,
       timeoutMs: 1000,
@@ -142,14 +142,14 @@ describe('lifecycle and updates', () => {
     expect(Object.isFrozen(node.settings)).toBe(true);
     expect(node.settings).toBe(node.settings);
     expect(() => ((node.settings as { intervalMs: number }).intervalMs = 5)).toThrow(TypeError);
-    expect(createNode({ kv: new MemoryKV(), cluster: 'c', env: 'e' }).settings.id).toMatch(/^[0-9a-f]{32}$/);
+    expect(createNode({ store: new MemoryKV(), group: 'c', env: 'e' }).settings.id).toMatch(/^[0-9a-f]{32}$/);
   });
 
   it('aborting the signal given to createNode stops the node gracefully', async () => {
     const clock = new VirtualClock();
     const kv = new MemoryKV({ clock });
     const ac = new AbortController();
-    const node = createNode({ kv, cluster: 'c', env: 'e', id: 'a', intervalMs: I, timeoutMs: T, clock, signal: ac.signal });
+    const node = createNode({ store: kv, group: 'c', env: 'e', id: 'a', intervalMs: I, timeoutMs: T, clock, signal: ac.signal });
     void node.start();
     await clock.advanceUntil(() => node.isLeader(), 10 * T, 10);
     ac.abort();
@@ -161,7 +161,7 @@ describe('lifecycle and updates', () => {
   it('await using stops the node at the end of the scope', async () => {
     const clock = new VirtualClock();
     const kv = new MemoryKV({ clock });
-    const node = createNode({ kv, cluster: 'c', env: 'e', id: 'a', intervalMs: I, timeoutMs: T, clock });
+    const node = createNode({ store: kv, group: 'c', env: 'e', id: 'a', intervalMs: I, timeoutMs: T, clock });
     void node.start();
     await clock.advance(0);
     const p = node[Symbol.asyncDispose]();

@@ -14,29 +14,29 @@ describe('compare-and-set is required', () => {
   it('createNode refuses a store without compare-and-set with a ConfigError naming `kv`', () => {
     let error: unknown;
     try {
-      createNode({ kv: withoutCas(new MemoryKV()), cluster: 'c', env: 'e' });
+      createNode({ store: withoutCas(new MemoryKV()), group: 'c', env: 'e' });
     } catch (e) {
       error = e;
     }
     expect(ConfigError.is(error)).toBe(true);
-    expect((error as ConfigError).field).toBe('kv');
+    expect((error as ConfigError).field).toBe('store');
     expect((error as ConfigError).message).toContain('compare-and-set');
   });
 
   it('a store with compare-and-set is accepted', () => {
-    expect(createNode({ kv: new MemoryKV(), cluster: 'c', env: 'e' }).state).toBe('idle');
+    expect(createNode({ store: new MemoryKV(), group: 'c', env: 'e' }).state).toBe('idle');
   });
 });
 
 describe('checkNodeOptions validates every option but the store, before connecting', () => {
   it('accepts good options without a store', () => {
-    expect(() => checkNodeOptions({ cluster: 'c', env: 'e', intervalMs: 100, timeoutMs: 500 })).not.toThrow();
+    expect(() => checkNodeOptions({ group: 'c', env: 'e', intervalMs: 100, timeoutMs: 500 })).not.toThrow();
   });
 
   it('throws the ConfigError createNode would, naming the field', () => {
     let error: unknown;
     try {
-      checkNodeOptions({ cluster: 'c', env: 'e', intervalMs: 100, timeoutMs: 150 });
+      checkNodeOptions({ group: 'c', env: 'e', intervalMs: 100, timeoutMs: 150 });
     } catch (e) {
       error = e;
     }

@@ -33,14 +33,14 @@ describe('election on MemoryKV and the virtual clock', () => {
     await c.until(() => c.converged(), 20 * T, 'convergence');
     const leader = c.leaders()[0]!;
     const followers = c.live().filter((n) => n !== leader);
-    await c.until(() => leader.latencies().size === followers.length, 10 * T, 'latencies reported');
+    await c.until(() => leader.pongRoundTrips().size === followers.length, 10 * T, 'PONG round trips reported');
     for (const f of followers) {
-      const reported = leader.latencies().get(f.id);
+      const reported = leader.pongRoundTrips().get(f.id);
       expect(reported).toBeGreaterThanOrEqual(0);
       expect(reported).toBeLessThanOrEqual(2 * I + 1); // a PONG is read at the follower's next PING
     }
-    expect([...leader.latencies().keys()]).not.toContain(leader.id);
-    for (const f of followers) expect(f.latencies().size).toBe(0);
+    expect([...leader.pongRoundTrips().keys()]).not.toContain(leader.id);
+    for (const f of followers) expect(f.pongRoundTrips().size).toBe(0);
     await c.stopAll();
   });
 

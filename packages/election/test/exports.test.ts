@@ -9,8 +9,6 @@ describe('the public API of @roster/election', () => {
       'checkNodeOptions',
       'createNode',
       'fencingToken',
-      'isValidNodeId',
-      'newNodeId',
     ]);
   });
 });

@@ -31,7 +31,7 @@ async function group(ids = ['a', 'b', 'c'], options: { leaderWorkTimeoutMs?: num
       const kind = b.version === 0 ? 'claim' : b.members.length === 0 ? 'goodbye' : 'publication';
       list.push({ at: c.clock.now(), kind, role: node?.role ?? 'none' });
     });
-    node = c.add(id, { kv, ...options });
+    node = c.add(id, { store: kv, ...options });
   }
   await c.start(ids[0]!);
   await c.until(() => c.nodes.get(ids[0]!)!.isLeader(), 20 * T);

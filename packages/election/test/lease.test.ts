@@ -7,7 +7,7 @@ import { HeldClock } from './support/HeldClock.js';
 async function pausable(): Promise<{ c: Cluster; a: RosterNode; clock: HeldClock; stood: number[] }> {
   const c = new Cluster();
   const clock = new HeldClock(c.clock);
-  const a = c.add('a', { clock, kv: clock.wrap(c.store.view('a')) });
+  const a = c.add('a', { clock, store: clock.wrap(c.store.view('a')) });
   await c.start('a');
   await c.until(() => a.isLeader(), 20 * T);
   await c.start('b', 'c');

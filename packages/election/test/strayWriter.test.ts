@@ -29,7 +29,7 @@ function racedByAStrayWriter(kv: KV, clock: Cluster['clock'], on: () => boolean 
 describe('a node whose claims keep losing their race', () => {
   it('stands at most once per interval, and logs a few lines, not one per try', async () => {
     const c = new Cluster();
-    const a = c.add('a', { kv: racedByAStrayWriter(c.store.view('a'), c.clock) });
+    const a = c.add('a', { store: racedByAStrayWriter(c.store.view('a'), c.clock) });
     await c.start('a');
     await c.clock.advance(T + 10 * I);
     // The situation: it stood, and its claims lost their race every time.
@@ -46,7 +46,7 @@ describe('a leader whose publications keep meeting another write', () => {
   it('reads again at once after the first conflict only, then once per interval: it does not spin at the store’s speed', async () => {
     const c = new Cluster();
     let stray = false;
-    const a = c.add('a', { kv: racedByAStrayWriter(c.store.view('a'), c.clock, () => stray) });
+    const a = c.add('a', { store: racedByAStrayWriter(c.store.view('a'), c.clock, () => stray) });
     await c.start('a');
     await c.until(() => a.isLeader(), 4 * T, 'a leads');
     const before = a.stats['publish.conflict'] ?? 0;

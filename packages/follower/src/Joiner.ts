@@ -1,8 +1,9 @@
-import { RosterError, withDeadline, writeMoving, type Clock, type CompoundKey, type KV } from '@roster/kv-adapter';
+import { RosterError, writeMoving, type Clock, type CompoundKey, type KV } from '@roster/kv-adapter';
+import { withDeadline } from '@roster/kv-adapter/internal';
 import { formatMember, type Member } from './ids.js';
 
 /**
- * Joins a follower to the cluster by appending ` <id>` (or ` <id>:<weight>`) to
+ * Joins a follower to the group by appending ` <id>` (or ` <id>:<weight>`) to
  * the join key. Appends are atomic, so many nodes can join at once; the leader takes the key's
  * content atomically, so nothing appended at the same moment is lost. When the join key is
  * unavailable the joiner moves to its next nonce; the leader polls every nonce of the window.

@@ -1,4 +1,5 @@
-import { readWindow, withDeadline } from '@roster/kv-adapter';
+import { readWindow } from '@roster/kv-adapter';
+import { withDeadline } from '@roster/kv-adapter/internal';
 import { bestBroadcast, compareLeadership, formatHeader, MAX_HEADER_BYTES, parseBroadcast, parseHeader, sameLeadership, type Broadcast, type BroadcastHeader } from './broadcast.js';
 import { broadcastsOf, headerBytesOf, HEADER_SLACK, lazySlot, NOT_READ, SHARED_READ_FAILED, type LeaderSlot, type LeaderWindowOptions, type LeaderWindowRead, type OwnPublication } from './LeaderRead.js';
 

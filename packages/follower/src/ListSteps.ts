@@ -1,5 +1,6 @@
 import type { BroadcastHeader, Broadcast } from './broadcast.js';
-import { withDeadline, type Clock, type KV } from '@roster/kv-adapter';
+import { type Clock, type KV } from '@roster/kv-adapter';
+import { withDeadline } from '@roster/kv-adapter/internal';
 import { applyListStep, listIdOf, parseListStep, sameListId, withMembers, type ListCache, type ListId, type ListStep } from './listStep.js';
 
 /** Most steps a reader reads back from a new list to one it holds. */

@@ -1,4 +1,5 @@
-import { withDeadline, writeMoving, type Clock, type CompoundKey, type KV } from '@roster/kv-adapter';
+import { writeMoving, type Clock, type CompoundKey, type KV } from '@roster/kv-adapter';
+import { withDeadline } from '@roster/kv-adapter/internal';
 import { formatPing, parseIdKeyValue } from './idKey.js';
 
 /**
@@ -15,7 +16,7 @@ export class Pinger {
   readonly #opTimeoutMs: number;
   #seq = 0;
   #lastPongAt: number | undefined;
-  #lastRttMs: number | undefined;
+  #lastPongRoundTripMs: number | undefined;
   /** When the last PING was written and what it was, while not yet answered. */
   #pending: { value: string; at: number } | undefined;
 
@@ -35,8 +36,8 @@ export class Pinger {
    * Round trip of the last answered PING: from writing it to finding the leader's PONG in its
    * place (at the next step, so it is at most about one interval).
    */
-  get lastRttMs(): number | undefined {
-    return this.#lastRttMs;
+  get lastPongRoundTripMs(): number | undefined {
+    return this.#lastPongRoundTripMs;
   }
 
   /** The id key's nonce in use. */
@@ -50,7 +51,7 @@ export class Pinger {
    */
   async step(): Promise<void> {
     const seq = this.#seq + 1;
-    const value = formatPing(seq, this.#lastRttMs);
+    const value = formatPing(seq, this.#lastPongRoundTripMs);
     const before = this.#key.nonce;
     const { result: previous, nonce } = await writeMoving(this.#key, (k) => this.#op('PING', this.#kv.exchange(k, value)));
     const now = this.#clock.now();
@@ -61,7 +62,7 @@ export class Pinger {
     // A PONG in place of our PING: answered. (After a move, what the new nonce held says nothing.)
     if (parseIdKeyValue(previous)?.kind === 'pong' && nonce === before) {
       this.#lastPongAt = now;
-      this.#lastRttMs = now - pending.at;
+      this.#lastPongRoundTripMs = now - pending.at;
     }
   }
 

@@ -1,15 +1,16 @@
 /**
- * Values at a follower's id key: `PING <seq>` (with the follower's last measured PING → PONG
- * round trip in ms, `PING <seq> <rttMs>`, when it has one), `PONG <seq>` or `LEAVE`.
+ * Values at a follower's id key: `PING <seq>` (with the follower's last measured PONG round trip
+ * in ms, `PING <seq> <pongRoundTripMs>`, when it has one), `PONG <seq>` or `LEAVE`.
  */
-export type IdKeyValue = { kind: 'ping'; seq: number; rttMs?: number } | { kind: 'pong'; seq: number } | { kind: 'leave' };
+export type IdKeyValue = { kind: 'ping'; seq: number; pongRoundTripMs?: number } | { kind: 'pong'; seq: number } | { kind: 'leave' };
 
 const UINT = '(0|[1-9]\\d{0,15})';
 const PING_OR_PONG = new RegExp(`^(PING|PONG) ${UINT}(?: ${UINT})?$`);
 
 /**
- * Parses an id-key value strictly: `PING <seq>`, `PING <seq> <rttMs>`, `PONG <seq>` or `LEAVE`,
- * single spaces, unsigned decimal integers without leading zeros; `undefined` for anything else.
+ * Parses an id-key value strictly: `PING <seq>`, `PING <seq> <pongRoundTripMs>`, `PONG <seq>` or
+ * `LEAVE`, single spaces, unsigned decimal integers without leading zeros; `undefined` for anything
+ * else.
  */
 export function parseIdKeyValue(value: string): IdKeyValue | undefined {
   if (value === 'LEAVE') return { kind: 'leave' };
@@ -19,11 +20,11 @@ export function parseIdKeyValue(value: string): IdKeyValue | undefined {
   if (!Number.isSafeInteger(seq)) return undefined;
   if (m[1] === 'PONG') return m[3] === undefined ? { kind: 'pong', seq } : undefined;
   if (m[3] === undefined) return { kind: 'ping', seq };
-  const rttMs = Number(m[3]);
-  return Number.isSafeInteger(rttMs) ? { kind: 'ping', seq, rttMs } : undefined;
+  const pongRoundTripMs = Number(m[3]);
+  return Number.isSafeInteger(pongRoundTripMs) ? { kind: 'ping', seq, pongRoundTripMs } : undefined;
 }
 
-/** Formats a PING: `PING <seq>`, or `PING <seq> <rttMs>` with the round trip rounded to a ms. */
-export function formatPing(seq: number, rttMs?: number): string {
-  return rttMs === undefined ? `PING ${seq}` : `PING ${seq} ${Math.max(0, Math.round(rttMs))}`;
+/** Formats a PING: `PING <seq>`, or `PING <seq> <pongRoundTripMs>` with the round trip rounded to a ms. */
+export function formatPing(seq: number, pongRoundTripMs?: number): string {
+  return pongRoundTripMs === undefined ? `PING ${seq}` : `PING ${seq} ${Math.max(0, Math.round(pongRoundTripMs))}`;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ConfigError } from '@roster/kv-adapter';
 
 /** Longest node id accepted. */
@@ -8,7 +9,7 @@ export const MAX_WEIGHT = 1_000_000;
 
 const ID = /^[A-Za-z0-9._@-]{1,128}$/;
 
-/** A member of the cluster as the leader publishes it. */
+/** A member of the group as the leader publishes it. */
 export interface Member {
   /** The node id. */
   readonly id: string;
@@ -16,9 +17,26 @@ export interface Member {
   readonly weight: number;
 }
 
-/** True when `id` is a valid node id: 1 to 128 of letters, digits and `. _ @ -`. */
+/**
+ * True when `id` is a valid node id: 1 to 128 of letters, digits and `. _ @ -`. The one rule for
+ * every id Roster takes: a node's (`createNode({ id })`), a `@roster/cluster` instance's
+ * (`createCluster({ id })`) and a primary contender's (`@roster/primary`).
+ */
 export function isValidId(id: unknown): id is string {
   return typeof id === 'string' && ID.test(id);
+}
+
+/**
+ * A fresh node id: a random UUID without dashes (32 hex digits), as libcluster generates. The
+ * default id of a node, a `@roster/cluster` instance and a primary contender.
+ *
+ * @example
+ * ```ts
+ * newId(); // '3b241101e2bb42558caf4136c566a962'
+ * ```
+ */
+export function newId(): string {
+  return randomUUID().replaceAll('-', '');
 }
 
 /** Throws {@link ConfigError} naming `field` unless `id` is a valid node id. */
@@ -37,7 +55,7 @@ export function checkWeight(weight: unknown, field = 'weight'): asserts weight i
 
 /**
  * Formats a member as it travels in the join key and the broadcast: `id` when its weight is 1
- * (so a cluster of weight-1 members reads exactly as a plain list of ids), `id:weight` otherwise.
+ * (so a group of weight-1 members reads exactly as a plain list of ids), `id:weight` otherwise.
  */
 export function formatMember(member: Member): string {
   return member.weight === 1 ? member.id : `${member.id}:${member.weight}`;

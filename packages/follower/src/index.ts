@@ -7,7 +7,7 @@
  *
  * This entry is what a tool that reads a cluster's keys needs, and what both sides of the protocol
  * agree on: the leader's broadcast (`Era Nonce Version Id member…`) and how two leaderships rank,
- * member ids, the values of an id key (`PING`, `PONG`, `LEAVE`), the key layout of a cluster; and
+ * member ids, the values of an id key (`PING`, `PONG`, `LEAVE`), the key layout of a group; and
  * the `ListCache` that the nodes of one process may share.
  *
  * @packageDocumentation
@@ -28,7 +28,7 @@ export {
   bestBroadcast,
   fencingToken,
 } from './broadcast.js';
-export { type Member, isValidId, checkId, checkWeight, formatMember, parseMember } from './ids.js';
+export { type Member, isValidId, checkId, newId, checkWeight, formatMember, parseMember } from './ids.js';
 export { type IdKeyValue, parseIdKeyValue, formatPing } from './idKey.js';
 export { RosterKeys } from './keys.js';
 export { ListCache } from './listStep.js';

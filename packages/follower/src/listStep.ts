@@ -202,7 +202,7 @@ export function withMembers(header: BroadcastHeader, members: readonly Member[])
  * @example
  * ```ts
  * const listCache = new ListCache();
- * const nodes = ids.map((id) => createNode({ kv, cluster: 'jobs', env: 'prod', id, listCache }));
+ * const nodes = ids.map((id) => createNode({ store: kv, group: 'jobs', env: 'prod', id, listCache }));
  * ```
  */
 export class ListCache {

@@ -19,8 +19,8 @@ export function supersedes(next: Broadcast, known: Broadcast | undefined): boole
 /**
  * How a leader numbers its publications so that a reader can tell from the Version alone whether
  * the member list changed: a publication that changes the list jumps to the next multiple of
- * `LIST_STRIDE`, one that repeats it adds 1. Versions still grow with every publication (seed
- * 003), so any reader sees the same progress; Roster's followers read only the broadcast's header
+ * `LIST_STRIDE`, one that repeats it adds 1. Versions still grow with every publication (as the
+ * era/nonce/version protocol requires), so any reader sees the same progress; Roster's followers read only the broadcast's header
  * while `listEpoch(version)` stays the same, and fetch the whole value when it moves.
  */
 export const LIST_STRIDE = 1000;

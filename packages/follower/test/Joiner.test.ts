@@ -1,5 +1,5 @@
 import { CompoundKey, MemoryKV, StoreUnavailableError } from '@roster/kv-adapter';
-import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
+import { FaultInjector, VirtualClock } from '@roster/testing';
 import { describe, expect, it } from 'vitest';
 import { Joiner } from '../src/Joiner.js';
 

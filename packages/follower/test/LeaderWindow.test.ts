@@ -1,5 +1,5 @@
 import { CompoundKey, MemoryKV, silentLogger } from '@roster/kv-adapter';
-import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
+import { FaultInjector, VirtualClock } from '@roster/testing';
 import { describe, expect, it } from 'vitest';
 import { formatBroadcast, type Broadcast } from '../src/broadcast.js';
 import { type Member } from '../src/ids.js';

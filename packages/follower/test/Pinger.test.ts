@@ -1,5 +1,5 @@
 import { CompoundKey, MemoryKV } from '@roster/kv-adapter';
-import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
+import { FaultInjector, VirtualClock } from '@roster/testing';
 import { describe, expect, it } from 'vitest';
 import { formatPing, parseIdKeyValue } from '../src/idKey.js';
 import { Pinger } from '../src/Pinger.js';
@@ -19,7 +19,7 @@ function setup() {
 describe('id-key values', () => {
   it('parse strictly: PING with or without its round trip, PONG, LEAVE; nothing else', () => {
     expect(parseIdKeyValue('PING 7')).toEqual({ kind: 'ping', seq: 7 });
-    expect(parseIdKeyValue('PING 7 12')).toEqual({ kind: 'ping', seq: 7, rttMs: 12 });
+    expect(parseIdKeyValue('PING 7 12')).toEqual({ kind: 'ping', seq: 7, pongRoundTripMs: 12 });
     expect(parseIdKeyValue('PONG 0')).toEqual({ kind: 'pong', seq: 0 });
     expect(parseIdKeyValue('LEAVE')).toEqual({ kind: 'leave' });
     for (const bad of ['PING', 'PING 07', 'PING 7  1', 'PING 7 -1', 'PONG 7 1', 'PING 1 2 3', 'ping 1', 'LEAVE ', 'PING 99999999999999999']) {
@@ -51,7 +51,7 @@ describe('Pinger', () => {
     expect(pinger.lastPongAt).toBeUndefined();
     await pinger.step();
     expect(pinger.lastPongAt).toBe(100);
-    expect(pinger.lastRttMs).toBe(100);
+    expect(pinger.lastPongRoundTripMs).toBe(100);
     // The next PING carries that round trip to the leader.
     expect(await store.get('id/f 0')).toBe('PING 2');
     await pinger.step();

@@ -18,6 +18,7 @@ describe('the public API of @roster/follower', () => {
       'isClaim',
       'isGoodbye',
       'isValidId',
+      'newId',
       'parseBroadcast',
       'parseHeader',
       'parseIdKeyValue',

@@ -56,11 +56,11 @@ export interface Observation extends Disposable {
    *
    * @throws `ConfigError` (field `kv`) on a second call.
    */
-  instrument(kv: KV): InstrumentedKV;
+  instrument(store: KV): InstrumentedKV;
   /**
    * Observes `node`, created on the store {@link instrument} returned: its updates feed the
    * metrics, its state the probes, and its `settings` (interval, timeout, operation timeout,
-   * cluster key) set everything that depends on them. Call it before `node.start()` so that no
+   * group) set everything that depends on them. Call it before `node.start()` so that no
    * update is missed. Once.
    *
    * @throws `ConfigError` (field `node`) before {@link instrument}, or on a second call.
@@ -71,7 +71,7 @@ export interface Observation extends Disposable {
 }
 
 /** The store's health before any store is instrumented. */
-const NO_STORE: StoreHealth = { lastStartedAt: undefined, lastSuccessAt: undefined, lastErrorAt: undefined, lastError: undefined, inFlight: 0, roundTripMs: undefined };
+const NO_STORE: StoreHealth = { lastStartedAt: undefined, lastSuccessAt: undefined, lastErrorAt: undefined, lastError: undefined, inFlight: 0, storeRoundTripMs: undefined };
 
 /**
  * Everything a service needs to expose one Roster node on its own HTTP server, from the node and
@@ -87,7 +87,7 @@ const NO_STORE: StoreHealth = { lastStartedAt: undefined, lastSuccessAt: undefin
  * ```ts
  * const registry = new Registry();
  * const roster = observe({ registry });
- * const node = createNode({ kv: roster.instrument(await RedisKV.connect({ url })), cluster: 'billing', env: 'prod' });
+ * const node = createNode({ store: roster.instrument(await RedisKV.connect({ url })), group: 'billing', env: 'prod' });
  * roster.attach(node);
  * createServer((req, res) => {
  *   const route = roster.routes[new URL(req.url ?? '/', 'http://localhost').pathname as keyof ObservedRoutes];
@@ -137,7 +137,7 @@ export function observe(options: ObserveOptions = {}): Observation {
       '/readyz': createProbeHandler(probes, 'readiness'),
     },
     instrument(kv: KV): InstrumentedKV {
-      if (store) throw new ConfigError('kv', kv.name, 'observe: Expected `instrument()` to be called once, for the store of the one node observed');
+      if (store) throw new ConfigError('store', kv.name, 'observe: Expected `instrument()` to be called once, for the store of the one node observed');
       store = new InstrumentedKV(kv, { metrics, clock });
       return store;
     },

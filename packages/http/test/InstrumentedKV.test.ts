@@ -1,5 +1,5 @@
 import { KeyUnavailableError, MemoryKV, StoreUnavailableError } from '@roster/kv-adapter';
-import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
+import { FaultInjector, VirtualClock } from '@roster/testing';
 import { describe, expect, it } from 'vitest';
 import { InstrumentedKV, errorKind } from '../src/metrics/InstrumentedKV.js';
 import { noopMetrics, type RosterMetrics, type StoreErrorKind, type StoreOperation } from '../src/metrics/RosterMetrics.js';
@@ -15,12 +15,12 @@ class RecordingMetrics implements RosterMetrics {
   members = noopMetrics.members;
   election = noopMetrics.election;
   malformedValues = noopMetrics.malformedValues;
-  memberLatencies = noopMetrics.memberLatencies;
+  memberPongRoundTrips = noopMetrics.memberPongRoundTrips;
   slowRenewals = noopMetrics.slowRenewals;
   storeOperation(operation: StoreOperation, seconds: number, error: StoreErrorKind | undefined): void {
     this.operations.push({ operation, ms: Math.round(seconds * 1000), error });
   }
-  pingRoundTrip(seconds: number): void {
+  pongRoundTrip(seconds: number): void {
     this.roundTrips.push(Math.round(seconds * 1000));
   }
   nonceMove(kind: string): void {

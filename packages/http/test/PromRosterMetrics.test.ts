@@ -21,12 +21,12 @@ describe('PromRosterMetrics', () => {
       'roster_fencing_token',
       'roster_is_leader',
       'roster_leader_changes_total',
-      'roster_member_latency_omitted',
-      'roster_member_ping_round_trip_seconds',
+      'roster_member_pong_round_trip_omitted',
+      'roster_member_pong_round_trip_seconds',
       'roster_members',
       'roster_membership_version',
       'roster_nonce_moves_total',
-      'roster_ping_pong_round_trip_seconds',
+      'roster_pong_round_trip_seconds',
       'roster_role',
       'roster_store_errors_total',
       'roster_store_operation_duration_seconds',
@@ -42,7 +42,7 @@ describe('PromRosterMetrics', () => {
     metrics.slowRenewals(2);
     // No group yet: no client-go sample (their dashboards group by `name`).
     expect(await metrics.registry.metrics()).not.toMatch(/^leader_election_master_status\{/m);
-    metrics.settings({ id: 'a', cluster: 'billing', env: 'prod', intervalMs: 1000, timeoutMs: 5000, renewDeadlineMs: 2500, settleMs: 100, operationTimeoutMs: 500, leaderWorkTimeoutMs: 5000, nonceWindow: 4, weight: 1, observer: false });
+    metrics.settings({ id: 'a', group: 'billing', env: 'prod', intervalMs: 1000, timeoutMs: 5000, renewDeadlineMs: 2500, settleMs: 100, operationTimeoutMs: 500, leaderWorkTimeoutMs: 5000, nonceWindow: 4, weight: 1, observer: false });
     let text = await metrics.registry.metrics();
     expect(text).toContain('# TYPE leader_election_master_status gauge');
     expect(text).toContain('# TYPE leader_election_slowpath_total counter');
@@ -83,7 +83,7 @@ describe('PromRosterMetrics', () => {
     metrics.storeOperation('get', 0.0004, undefined);
     metrics.storeOperation('get', 0.2, 'timeout');
     metrics.malformedValues(2);
-    metrics.pingRoundTrip(0.21);
+    metrics.pongRoundTrip(0.21);
     metrics.nonceMove('leader');
     const text = await metrics.registry.metrics();
     expect(sample(text, 'roster_store_operations_total{operation="get",outcome="ok",node="a"}')).toBe(1);
@@ -93,24 +93,24 @@ describe('PromRosterMetrics', () => {
     expect(sample(text, 'roster_store_errors_total{kind="key_unavailable",node="a"}')).toBe(0);
     expect(sample(text, 'roster_store_operation_duration_seconds_bucket{le="0.0005",node="a",operation="get"}')).toBe(1);
     expect(sample(text, 'roster_store_operation_duration_seconds_count{node="a",operation="get"}')).toBe(2);
-    expect(sample(text, 'roster_ping_pong_round_trip_seconds_bucket{le="0.25",node="a"}')).toBe(1);
+    expect(sample(text, 'roster_pong_round_trip_seconds_bucket{le="0.25",node="a"}')).toBe(1);
     expect(sample(text, 'roster_nonce_moves_total{key="leader",node="a"}')).toBe(1);
     expect(sample(text, 'roster_nonce_moves_total{key="id",node="a"}')).toBe(0);
-    expect(sample(text, 'roster_ping_pong_round_trip_seconds_bucket{le="0.1",node="a"}')).toBe(0);
+    expect(sample(text, 'roster_pong_round_trip_seconds_bucket{le="0.1",node="a"}')).toBe(0);
   });
 
   it('exports each member’s reported latency at the leader, at most MAX_MEMBER_SERIES of them, and counts the rest', async () => {
     const metrics = new PromRosterMetrics();
-    metrics.memberLatencies(new Map([['b', 12], ['a', 250]]));
+    metrics.memberPongRoundTrips(new Map([['b', 12], ['a', 250]]));
     let text = await metrics.registry.metrics();
-    expect(sample(text, 'roster_member_ping_round_trip_seconds{member="a"}')).toBe(0.25);
-    expect(sample(text, 'roster_member_ping_round_trip_seconds{member="b"}')).toBe(0.012);
-    expect(sample(text, 'roster_member_latency_omitted')).toBe(0);
+    expect(sample(text, 'roster_member_pong_round_trip_seconds{member="a"}')).toBe(0.25);
+    expect(sample(text, 'roster_member_pong_round_trip_seconds{member="b"}')).toBe(0.012);
+    expect(sample(text, 'roster_member_pong_round_trip_omitted')).toBe(0);
     const many = new Map(Array.from({ length: MAX_MEMBER_SERIES + 20 }, (_, i) => [`m${String(i).padStart(4, '0')}`, i] as const));
-    metrics.memberLatencies(many);
+    metrics.memberPongRoundTrips(many);
     text = await metrics.registry.metrics();
-    expect(text.split('\n').filter((l) => l.startsWith('roster_member_ping_round_trip_seconds{')).length).toBe(MAX_MEMBER_SERIES);
-    expect(sample(text, 'roster_member_ping_round_trip_seconds{member="a"}')).toBeUndefined(); // a member gone loses its series
-    expect(sample(text, 'roster_member_latency_omitted')).toBe(20);
+    expect(text.split('\n').filter((l) => l.startsWith('roster_member_pong_round_trip_seconds{')).length).toBe(MAX_MEMBER_SERIES);
+    expect(sample(text, 'roster_member_pong_round_trip_seconds{member="a"}')).toBeUndefined(); // a member gone loses its series
+    expect(sample(text, 'roster_member_pong_round_trip_omitted')).toBe(20);
   });
 });

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNode, type RosterNode } from '@roster/election';
 import { MemoryKV } from '@roster/kv-adapter';
-import { MemoryLogger } from '@roster/kv-adapter/testing';
+import { MemoryLogger } from '@roster/testing';
 import { Counter, Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetricsHandler } from '../src/handlers/createMetricsHandler.js';
@@ -46,7 +46,7 @@ async function service(id: string): Promise<Service> {
   const jobs = new Counter({ name: 'billing_jobs_total', help: 'Jobs run.', registers: [registry] });
   const metrics = new PromRosterMetrics({ registry });
   const kv = new InstrumentedKV(store, { metrics, deadlineMs: I / 2 });
-  const node = createNode({ kv, cluster: 'billing', env: 'http-test', id, intervalMs: I, timeoutMs: T });
+  const node = createNode({ store: kv, group: 'billing', env: 'http-test', id, intervalMs: I, timeoutMs: T });
   const probes = watchProbes(node, { store: kv });
   const unwatch = watchNodeMetrics(node, metrics);
   const { url, server } = await serve({

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createNode, type RosterNode } from '@roster/election';
 import { ConfigError, MemoryKV, type KV } from '@roster/kv-adapter';
-import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
+import { FaultInjector, VirtualClock } from '@roster/testing';
 import { Counter, Registry } from 'prom-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { observe, type Observation } from '../src/observe.js';
@@ -47,7 +47,7 @@ async function service(id: string, kv: KV = store): Promise<Service> {
   const registry = new Registry();
   new Counter({ name: 'billing_jobs_total', help: 'Jobs run.', registers: [registry] });
   const roster = observe({ registry });
-  const node = createNode({ kv: roster.instrument(kv), cluster: 'billing', env: ENV, id, intervalMs: I, timeoutMs: T });
+  const node = createNode({ store: roster.instrument(kv), group: 'billing', env: ENV, id, intervalMs: I, timeoutMs: T });
   roster.attach(node);
   const server = createServer((request, response) => {
     const route = roster.routes[new URL(request.url ?? '/', 'http://service').pathname as keyof typeof roster.routes];
@@ -152,7 +152,7 @@ describe('observe() before and around the node', () => {
 
   it('refuses a node before its store is instrumented, a second store and a second node, with ConfigError', () => {
     const roster = observe();
-    const node = createNode({ kv: new MemoryKV(), cluster: 'billing', env: ENV, id: 'x' });
+    const node = createNode({ store: new MemoryKV(), group: 'billing', env: ENV, id: 'x' });
     const caught = (f: () => unknown): unknown => {
       try {
         f();
@@ -165,8 +165,8 @@ describe('observe() before and around the node', () => {
     expect(ConfigError.is(early)).toBe(true);
     expect(early).toMatchObject({ code: 'CONFIG_INVALID', field: 'node' });
     const kv = roster.instrument(new MemoryKV());
-    expect(caught(() => roster.instrument(new MemoryKV()))).toMatchObject({ code: 'CONFIG_INVALID', field: 'kv' });
-    roster.attach(createNode({ kv, cluster: 'billing', env: ENV, id: 'y' }));
+    expect(caught(() => roster.instrument(new MemoryKV()))).toMatchObject({ code: 'CONFIG_INVALID', field: 'store' });
+    roster.attach(createNode({ store: kv, group: 'billing', env: ENV, id: 'y' }));
     expect(caught(() => roster.attach(node))).toMatchObject({ code: 'CONFIG_INVALID', field: 'node' });
     roster[Symbol.dispose]();
   });
@@ -176,7 +176,7 @@ describe('observe() before and around the node', () => {
     const faults = new FaultInjector({ clock, seed: 1 });
     const roster = observe({ clock });
     const kv = roster.instrument(faults.view(new MemoryKV({ clock })));
-    const node = createNode({ kv, cluster: 'billing', env: ENV, id: 'z', intervalMs: 100, clock });
+    const node = createNode({ store: kv, group: 'billing', env: ENV, id: 'z', intervalMs: 100, clock });
     expect(node.settings.operationTimeoutMs).toBe(50);
     roster.attach(node);
     faults.latency({ minMs: 80, maxMs: 80 });

@@ -8,7 +8,7 @@ const follower: ProbeInput = {
   isLeader: false,
   leader: 'b',
   listed: true,
-  store: { lastStartedAt: 9_950, lastSuccessAt: 9_900, lastErrorAt: undefined, lastError: undefined, inFlight: 0, roundTripMs: undefined },
+  store: { lastStartedAt: 9_950, lastSuccessAt: 9_900, lastErrorAt: undefined, lastError: undefined, inFlight: 0, storeRoundTripMs: undefined },
   now: 10_000,
   timeoutMs: 1000,
   intervalMs: 200,

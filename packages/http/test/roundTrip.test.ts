@@ -8,19 +8,19 @@ function manualClock(): Clock & { t: number } {
   return clock;
 }
 
-describe('InstrumentedKV.health.roundTripMs: the store round trip an operator can act on', () => {
+describe('InstrumentedKV.health.storeRoundTripMs: the store round trip an operator can act on', () => {
   it('averages how long each store operation took, from call to answer, and passes values through', async () => {
     const clock = manualClock();
     const kv = new InstrumentedKV(new MemoryKV(), { clock });
-    expect(kv.health.roundTripMs).toBeUndefined();
+    expect(kv.health.storeRoundTripMs).toBeUndefined();
     const set = kv.set('k', 'v');
     clock.t += 8;
     await set;
-    expect(kv.health.roundTripMs).toBe(8);
+    expect(kv.health.storeRoundTripMs).toBe(8);
     const got = kv.get('k');
     clock.t += 16;
     expect(await got).toBe('v');
-    expect(kv.health.roundTripMs).toBe(9); // 8 + (16 - 8) / 8
+    expect(kv.health.storeRoundTripMs).toBe(9); // 8 + (16 - 8) / 8
     expect(await kv.exchange('k', 'w')).toBe('v');
     expect(await kv.getRange('k', 0, 0)).toBe('w');
     expect(kv.name).toBe('MemoryKV');
@@ -33,12 +33,12 @@ describe('InstrumentedKV.health.roundTripMs: the store round trip an operator ca
     const read = kv.get('k');
     clock.t += 1000;
     await expect(read).rejects.toBeInstanceOf(StoreUnavailableError);
-    expect(kv.health.roundTripMs).toBeUndefined();
+    expect(kv.health.storeRoundTripMs).toBeUndefined();
 
     const slow = new InstrumentedKV(new MemoryKV(), { clock, deadlineMs: 100 });
     const late = slow.set('k', 'v');
     clock.t += 500;
     await late;
-    expect(slow.health.roundTripMs).toBeUndefined();
+    expect(slow.health.storeRoundTripMs).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import { createNode } from '@roster/election';
 import { MemoryKV, realClock } from '@roster/kv-adapter';
-import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
+import { FaultInjector, VirtualClock } from '@roster/testing';
 import { Counter, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { InstrumentedKV } from '../src/metrics/InstrumentedKV.js';
@@ -13,7 +13,7 @@ describe('Roster metrics in a service’s own registry (the example of the READM
     const jobs = new Counter({ name: 'billing_jobs_total', help: 'Jobs run.', registers: [registry] });
     const metrics = new PromRosterMetrics({ registry });
     const kv = new InstrumentedKV(new MemoryKV(), { metrics, clock: realClock, deadlineMs: 25 });
-    const node = createNode({ kv, cluster: 'billing', env: 'test', id: 'only', intervalMs: 50, timeoutMs: 200 });
+    const node = createNode({ store: kv, group: 'billing', env: 'test', id: 'only', intervalMs: 50, timeoutMs: 200 });
     const unwatch = watchNodeMetrics(node, metrics);
     try {
       await node.start();
@@ -41,7 +41,7 @@ describe('Roster metrics in a service’s own registry (the example of the READM
     const faults = new FaultInjector({ clock, seed: 3 });
     const metrics = new PromRosterMetrics();
     const kv = new InstrumentedKV(faults.view(new MemoryKV({ clock })), { metrics, clock, deadlineMs: 50 });
-    const node = createNode({ kv, cluster: 'billing', env: 'test', id: 'only', intervalMs: 100, timeoutMs: 500, clock });
+    const node = createNode({ store: kv, group: 'billing', env: 'test', id: 'only', intervalMs: 100, timeoutMs: 500, clock });
     const unwatch = watchNodeMetrics(node, metrics, { clock });
     const started = node.start();
     for (let i = 0; i < 40 && !node.isLeader(); i++) await clock.advance(50);

@@ -1,6 +1,6 @@
 import { createNode, type RosterNode } from '@roster/election';
 import { MemoryKV } from '@roster/kv-adapter';
-import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
+import { FaultInjector, VirtualClock } from '@roster/testing';
 import { describe, expect, it } from 'vitest';
 import { InstrumentedKV } from '../src/metrics/InstrumentedKV.js';
 import { watchProbes } from '../src/probes/watchProbes.js';
@@ -13,7 +13,7 @@ function setup() {
   const clock = new VirtualClock();
   const faults = new FaultInjector({ clock, seed: 5 });
   const kv = new InstrumentedKV(faults.view(new MemoryKV({ clock })), { clock, deadlineMs: I / 2 });
-  const node = createNode({ kv, cluster: 'billing', env: 'test', id: 'only', intervalMs: I, timeoutMs: T, clock });
+  const node = createNode({ store: kv, group: 'billing', env: 'test', id: 'only', intervalMs: I, timeoutMs: T, clock });
   const probes = watchProbes(node, { store: kv, clock });
   return { clock, faults, kv, node, probes };
 }
@@ -77,7 +77,7 @@ describe('watchProbes', () => {
   it('takes the interval and the timeout from the node’s settings, never from a second copy', () => {
     const clock = new VirtualClock();
     const kv = new InstrumentedKV(new MemoryKV({ clock }), { clock });
-    const node = createNode({ kv, cluster: 'billing', env: 'test', id: 'slow', intervalMs: 300, timeoutMs: 2000, clock });
+    const node = createNode({ store: kv, group: 'billing', env: 'test', id: 'slow', intervalMs: 300, timeoutMs: 2000, clock });
     const probes = watchProbes(node, { store: kv, clock });
     expect(probes.input()).toMatchObject({ intervalMs: 300, timeoutMs: 2000 });
     probes.stop();

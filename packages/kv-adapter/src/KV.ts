@@ -63,8 +63,9 @@ export interface CompareAndSetResult {
 }
 
 /**
- * A key-value store as Roster uses it. Implementations: `MemoryKV` (embedded), `RedisKV`
- * (Redis and Redis Cluster), `FaultyKV` (fault injection around any KV).
+ * A key-value store as Roster uses it. Implementations: `MemoryKV` (embedded), `RedisKV` (Redis,
+ * Redis Cluster, Sentinel), `PostgresKV`, `EtcdKV`; and, for tests, the fault-injecting view of
+ * any KV in `@roster/testing`.
  *
  * No operation spans more than one key, so every key may live on a different shard.
  */

@@ -27,10 +27,10 @@ interface Slot {
 /**
  * The embedded default store: in-process, with the semantics of Redis for every operation of
  * {@link KV} (append, `GETDEL`-style take, `GETRANGE`, `SET … GET` exchange, compare-and-set, `TIME`). Every operation is atomic
- * and resolves on the next microtask, so it runs deterministically on a `VirtualClock`.
+ * and resolves on the next microtask, so it runs deterministically on a virtual clock.
  *
  * It is a real backend, not a mock: use it for single-process deployments, the demo and tests.
- * Wrap it in `FaultyKV` to make it misbehave.
+ * Wrap it in `@roster/testing`'s fault injection to make it misbehave.
  *
  * @example
  * ```ts

@@ -1,11 +1,14 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { Clock } from './clock/Clock.js';
+import { loadDriver } from './backend/loadDriver.js';
+import { redactStoreUrl } from './backend/redactStoreUrl.js';
 import { ConfigError } from './errors.js';
 import type { KV, KVLimits } from './KV.js';
 import type { Logger } from './logger.js';
+// The URL parsers load no driver: each backend's class (and driver) is imported in `connect` only.
 import { parseEtcdUrl } from './etcd/parseEtcdUrl.js';
 import { parsePostgresUrl } from './postgres/parsePostgresUrl.js';
-import { parseStoreUrl, redactStoreUrl } from './redis/parseStoreUrl.js';
+import { parseStoreUrl } from './redis/parseStoreUrl.js';
 
 /**
  * Options of {@link connectStore}: what every backend understands. A backend ignores what does not
@@ -52,14 +55,20 @@ interface StoreBackend {
   readonly backend: string;
   /** Throws {@link ConfigError} (field `store`) unless `url` is a valid URL of this backend. */
   check(url: string): void;
-  /** Opens the store; the backend's module (and driver) is loaded only here. */
+  /** Opens the store; the backend's entry (and driver) is loaded only here. */
   connect(url: string, options: ConnectStoreOptions): Promise<KV>;
 }
 
 /**
+ * Loads the Redis entry, whose modules import `ioredis` (an optional peer dependency) as they load:
+ * without it, a {@link MissingDriverError} naming the package to install.
+ */
+const loadRedis = () => loadDriver('ioredis', 'RedisKV', () => import('./redis.js'));
+
+/**
  * The scheme table. A URL without a scheme (`host:port[,host:port…]`) is Redis. To add a backend,
- * add a row: its module is imported inside `connect`, so that a user installs only the driver of
- * the store they use.
+ * add a row: its entry (`./redis.js`, the module behind `@roster/kv-adapter/redis`) is imported
+ * inside `connect`, so that a user installs and loads only the driver of the store they use.
  */
 const BACKENDS: readonly StoreBackend[] = [
   {
@@ -68,7 +77,7 @@ const BACKENDS: readonly StoreBackend[] = [
     backend: 'redis',
     check: (url) => void parseStoreUrl(url),
     connect: async (url, { signal, ...options }) => {
-      const { RedisKV } = await import('./RedisKV.js');
+      const { RedisKV } = await loadRedis();
       return RedisKV.connect({ url, ...options }, { ...(signal && { signal }) });
     },
   },
@@ -79,7 +88,7 @@ const BACKENDS: readonly StoreBackend[] = [
     backend: 'redis-sentinel',
     check: (url) => void parseStoreUrl(url),
     connect: async (url, { signal, ...options }) => {
-      const { RedisKV } = await import('./RedisKV.js');
+      const { RedisKV } = await loadRedis();
       return RedisKV.connect({ url, ...options }, { ...(signal && { signal }) });
     },
   },
@@ -89,7 +98,7 @@ const BACKENDS: readonly StoreBackend[] = [
     backend: 'etcd',
     check: (url) => void parseEtcdUrl(url),
     connect: async (url, { signal, ...options }) => {
-      const { EtcdKV } = await import('./EtcdKV.js');
+      const { EtcdKV } = await import('./etcd.js');
       return EtcdKV.connect({ url, ...options }, { ...(signal && { signal }) });
     },
   },
@@ -99,7 +108,7 @@ const BACKENDS: readonly StoreBackend[] = [
     backend: 'postgres',
     check: (url) => void parsePostgresUrl(url),
     connect: async (url, { signal, ...options }) => {
-      const { PostgresKV } = await import('./postgres/PostgresKV.js');
+      const { PostgresKV } = await import('./postgres.js');
       return PostgresKV.connect({ url, ...options }, { ...(signal && { signal }) });
     },
   },
@@ -146,8 +155,10 @@ export function checkStoreUrl(url: string): CheckedStoreUrl {
 
 /**
  * Opens the store at `url` with the backend its scheme selects (see {@link checkStoreUrl}), and
- * resolves once it is ready. The backend's module is imported only then, so an application that
- * uses Redis never loads the PostgreSQL driver, and one that uses PostgreSQL needs `pg` installed.
+ * resolves once it is ready. The backend's entry (`@roster/kv-adapter/redis`, `/postgres`, `/etcd`)
+ * is imported only then, so an application that uses PostgreSQL never loads ioredis nor needs it
+ * installed, one that uses Redis never loads `pg`, and each needs its own driver installed
+ * (`ioredis`, `pg`; etcd needs none).
  *
  * @throws {@link ConfigError} for an invalid URL or option (field `store` for the URL).
  * @throws {@link MissingDriverError} when the backend's optional driver package is not installed.

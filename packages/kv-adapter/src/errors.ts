@@ -155,7 +155,8 @@ export class UnsupportedOperationError extends RosterError {
 
 /**
  * A store URL names a backend whose driver, an optional peer dependency of this package, is not
- * installed (`pg` for `postgres://`). Install the package named by `packageName`.
+ * installed (`ioredis` for `redis://`, `pg` for `postgres://`). Install the package named by
+ * `packageName`.
  */
 export class MissingDriverError extends RosterError {
   /** The npm package to install, e.g. `"pg"`. */

@@ -10,5 +10,5 @@
  *
  * @packageDocumentation
  */
-export { EtcdKV, type EtcdKVOptions, type EtcdKVConnectOptions } from './EtcdKV.js';
+export { EtcdKV, type EtcdKVOptions, type EtcdKVConnectOptions } from './etcd/EtcdKV.js';
 export { parseEtcdUrl, redactEtcdUrl, type ParsedEtcdUrl, type EtcdEndpoint } from './etcd/parseEtcdUrl.js';

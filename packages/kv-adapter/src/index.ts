@@ -5,16 +5,18 @@
  *   compare-and-set, the store's clock), with typed errors that tell a key that cannot be served
  *   ({@link KeyUnavailableError}) from a store that cannot be reached ({@link StoreUnavailableError}).
  * - {@link CompoundKey}: `"<base> <nonce>"` keys that move when a key is unavailable.
- * - {@link Namespace}: a cluster key and environment as a key prefix.
- * - Backends: {@link MemoryKV} (embedded) and {@link RedisKV} (Redis, Redis Cluster); PostgresKV in
- *   the `@roster/kv-adapter/postgres` entry. {@link connectStore} opens any of them from a URL.
- * - The time seam: {@link Clock}, {@link RealClock}; one deadline helper ({@link deadline},
- *   {@link withDeadline}, {@link raceSignal}), {@link LocalDeadline}, and the typed emitter
- *   {@link UpdateStream}.
+ * - {@link Namespace}: a group and environment as a key prefix.
+ * - Backends: {@link MemoryKV} (embedded) here; each store with a driver behind its own entry, the
+ *   driver an optional peer dependency: `RedisKV` in `@roster/kv-adapter/redis` (`ioredis`),
+ *   `PostgresKV` in `@roster/kv-adapter/postgres` (`pg`), `EtcdKV` in `@roster/kv-adapter/etcd`
+ *   (no driver). {@link connectStore} opens any of them from a URL, loading that backend's entry
+ *   only then: this entry loads no driver.
+ * - The time seam: {@link Clock}, {@link RealClock}.
  * - The logging seam: {@link Logger}.
  *
- * Test doubles (`VirtualClock`, `FaultInjector`, `FaultyKV`, `MemoryLogger`, …) live in the
- * `@roster/kv-adapter/testing` entry.
+ * Test doubles (a virtual clock, fault injection) and local servers are the separate package
+ * `@roster/testing`; the utilities the other Roster packages share are `@roster/kv-adapter/internal`
+ * (no public API).
  *
  * @packageDocumentation
  */
@@ -34,11 +36,8 @@ export {
   AbortError,
   type RosterErrorCode,
 } from './errors.js';
-export { type Logger, type LogLevel, LevelLogger, silentLogger } from './logger.js';
-export { type Clock, type Timer, sleep, abortReason } from './clock/Clock.js';
-export { deadline, withDeadline, raceSignal, type Deadline } from './util/deadline.js';
-export { LocalDeadline } from './util/LocalDeadline.js';
-export { UpdateStream } from './util/UpdateStream.js';
+export { type Logger, type LogLevel, silentLogger } from './logger.js';
+export { type Clock, type Timer } from './clock/Clock.js';
 export { RealClock, realClock, type RealClockOptions } from './clock/RealClock.js';
 export {
   type KV,
@@ -62,14 +61,15 @@ export {
   type WindowSlot,
 } from './CompoundKey.js';
 export { Namespace } from './Namespace.js';
-export { RedisKV, type RedisKVOptions, type RedisKVConnectOptions } from './RedisKV.js';
-export {
-  parseStoreUrl,
-  redactStoreUrl,
-  type ParsedStoreUrl,
-  type ParsedSingleStoreUrl,
-  type ParsedClusterStoreUrl,
-  type ParsedSentinelStoreUrl,
-  type StoreAddress,
+export { redactStoreUrl } from './backend/redactStoreUrl.js';
+// The backends' URL types (no driver behind them); each backend's class and options are in its entry.
+export type {
+  ParsedStoreUrl,
+  ParsedSingleStoreUrl,
+  ParsedClusterStoreUrl,
+  ParsedSentinelStoreUrl,
+  StoreAddress,
 } from './redis/parseStoreUrl.js';
+export type { ParsedPostgresUrl, PostgresSslMode } from './postgres/parsePostgresUrl.js';
+export type { ParsedEtcdUrl, EtcdEndpoint } from './etcd/parseEtcdUrl.js';
 export { connectStore, checkStoreUrl, type ConnectStoreOptions, type CheckedStoreUrl } from './connectStore.js';

@@ -1,7 +1,7 @@
 import { isKeyFailure } from './CompoundKey.js';
 import { StoreAccessError } from './errors.js';
 import type { KV } from './KV.js';
-import { accessDenied } from './redis/accessDenied.js';
+import { accessDenied } from './backend/accessDenied.js';
 
 /** How long the probe key lives if the probe is cut short before it deletes it. */
 const PROBE_TTL_MS = 10_000;

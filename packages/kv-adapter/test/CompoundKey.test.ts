@@ -11,7 +11,7 @@ import {
   writeMoving,
   type KV,
 } from '../src/index.js';
-import { FaultInjector, VirtualClock } from '../src/testing.js';
+import { FaultInjector, VirtualClock } from '@roster/testing';
 
 /** A MemoryKV on which chosen keys are unavailable (a tiny stand-in for a dead shard). */
 function withDeadKeys(dead: Set<string>): KV {
@@ -122,11 +122,11 @@ describe('CompoundKey', () => {
 });
 
 describe('Namespace', () => {
-  it('prefixes keys with the cluster key and environment', () => {
+  it('prefixes keys with the group and environment', () => {
     expect(new Namespace('app', 'dev').key('leader')).toBe('roster/app/dev/leader');
   });
 
-  it('keeps two environments of one cluster apart', async () => {
+  it('keeps two environments of one group apart', async () => {
     const kv = new MemoryKV();
     await kv.set(new Namespace('app', 'production').key('leader 0'), 'p');
     expect(await kv.get(new Namespace('app', 'dev').key('leader 0'))).toBeNull();

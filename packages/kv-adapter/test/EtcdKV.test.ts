@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreAccessError, StoreUnavailableError, KVClosedError, ConfigError } from '../src/index.js';
 import { EtcdKV, parseEtcdUrl, redactEtcdUrl } from '../src/etcd.js';
-import { LocalEtcd, MemoryLogger, waitFor, type LocalEtcdMember } from '../src/testing.js';
+import { LocalEtcd, MemoryLogger, waitFor, type LocalEtcdMember } from '@roster/testing';
 import { kvContract } from './contract.js';
 
 const ETCD = process.env.ROSTER_ETCD_BINARY ?? '/usr/bin/etcd';

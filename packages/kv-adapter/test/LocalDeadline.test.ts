@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VirtualClock } from '../src/testing.js';
+import { VirtualClock } from '@roster/testing';
 import { LocalDeadline } from '../src/util/LocalDeadline.js';
 
 function setup(durationMs = 2500) {

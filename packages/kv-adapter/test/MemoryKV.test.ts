@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryKV } from '../src/index.js';
-import { VirtualClock } from '../src/testing.js';
+import { VirtualClock } from '@roster/testing';
 import { kvContract } from './contract.js';
 
 kvContract('MemoryKV', async () => ({ kv: new MemoryKV() }));

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectStore, MissingDriverError, StoreAccessError, StoreUnavailableError, type KV } from '../src/index.js';
 import { PostgresKV } from '../src/postgres.js';
-import { LocalPostgres } from '../src/testing.js';
-import { loadDriver } from '../src/util/loadDriver.js';
+import { LocalPostgres } from '@roster/testing';
+import { loadDriver } from '../src/backend/loadDriver.js';
 import { kvContract } from './contract.js';
 
 /** Settles `promise` and says how long it took. */

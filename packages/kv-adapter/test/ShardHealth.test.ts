@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../src/index.js';
-import { VirtualClock } from '../src/testing.js';
+import { VirtualClock } from '@roster/testing';
 import { keySlot } from '../src/redis/keySlot.js';
 import { isNodeFailure, ShardHealth, type Admission } from '../src/redis/ShardHealth.js';
 

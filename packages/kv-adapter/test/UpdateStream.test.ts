@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryLogger } from '../src/testing.js';
+import { MemoryLogger } from '@roster/testing';
 import { silentLogger } from '../src/logger.js';
 import { UpdateStream } from '../src/util/UpdateStream.js';
 

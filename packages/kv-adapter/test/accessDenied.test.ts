@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryKV, probeAccess, type KV, StoreAccessError, StoreUnavailableError } from '../src/index.js';
-import { accessDenied } from '../src/redis/accessDenied.js';
-import { FaultInjector, VirtualClock } from '../src/testing.js';
+import { accessDenied } from '../src/backend/accessDenied.js';
+import { FaultInjector, VirtualClock } from '@roster/testing';
 import { mapRedisError } from '../src/redis/mapError.js';
 
 function reply(message: string): Error {

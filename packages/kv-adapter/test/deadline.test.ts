@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AbortError, RosterError, StoreUnavailableError, type Clock } from '../src/index.js';
-import { VirtualClock } from '../src/testing.js';
+import { VirtualClock } from '@roster/testing';
 import { deadline, raceSignal, withDeadline } from '../src/util/deadline.js';
 
 /** Settles `promise` into a value the test can inspect without awaiting it first. */

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseStoreUrl, redactStoreUrl } from '../src/index.js';
+import { ConfigError, redactStoreUrl } from '../src/index.js';
+import { parseStoreUrl } from '../src/redis.js';
 
 describe('parseStoreUrl: redis+sentinel://', () => {
   it.each([

@@ -7,11 +7,12 @@ import {
   type Logger,
   type Namespace,
 } from '@roster/kv-adapter';
+import { checkId } from '@roster/follower';
 import type { CorruptEntryReport } from './corruptEntry.js';
 import { decodeEntry, encodeEntry, encodeEntryTemplate, STAMP_TOKEN, type HeartbeatEntry } from './entryCodec.js';
 import { requireCapabilities } from './errors.js';
 import { CorruptionReporter } from './internal/CorruptionReporter.js';
-import { checkEndpoint, checkUuid, heartbeatKey } from './names.js';
+import { checkEndpoint, heartbeatKey } from './names.js';
 import { checkTimeout, DEFAULT_TIMEOUT_MS } from './timing.js';
 
 /** The current primary of a role type, as {@link HeartbeatTable.getPrimary} returns it. */
@@ -20,7 +21,7 @@ export type Primary = HeartbeatEntry;
 /** Options of {@link HeartbeatTable}. */
 export interface HeartbeatTableOptions {
   /** The store; it must declare the `compareAndSet` and `time` capabilities. */
-  readonly kv: KV;
+  readonly store: KV;
   /** The key prefix of the table; each role type has the key `primary/<utype>` in it. */
   readonly namespace: Namespace;
   /**
@@ -39,7 +40,7 @@ export interface UpdateHeartbeatOptions extends KVOperationOptions {
   /** Where this instance listens, stored in the entry for name resolution. */
   readonly endpoint?: string;
   /**
-   * Write only when the entry already belongs to `uuid`. A primary renews this way, so that once
+   * Write only when the entry already belongs to `id`. A primary renews this way, so that once
    * it has lost the entry it never takes it back under the same id.
    * @defaultValue false
    */
@@ -77,7 +78,7 @@ interface Read {
 }
 
 /**
- * The heartbeat table: one entry `{uuid, utype, timestamp, endpoint?}` per role type,
+ * The heartbeat table: one entry `{id, utype, timestamp, endpoint?}` per role type,
  * judged by the store's own clock.
  *
  * - {@link updateHeartbeat} reads the store's time and the entry, decides (free, own, or expired:
@@ -96,14 +97,14 @@ interface Read {
  *
  * @example
  * ```ts
- * const table = new HeartbeatTable({ kv: new MemoryKV(), namespace: new Namespace('shop', 'prod') });
+ * const table = new HeartbeatTable({ store: new MemoryKV(), namespace: new Namespace('shop', 'prod') });
  * await table.updateHeartbeat('a1b2', 'billing', { endpoint: '10.0.0.7:8080' }); // { written: true, … }
- * await table.getPrimary('billing'); // { uuid: 'a1b2', utype: 'billing', timestamp: …, endpoint: '10.0.0.7:8080' }
+ * await table.getPrimary('billing'); // { id: 'a1b2', utype: 'billing', timestamp: …, endpoint: '10.0.0.7:8080' }
  * ```
  */
 export class HeartbeatTable {
   /** The store. */
-  readonly kv: KV;
+  readonly store: KV;
   /** The key prefix. */
   readonly namespace: Namespace;
   /** T, in ms of store time. */
@@ -116,10 +117,10 @@ export class HeartbeatTable {
    * @throws {@link UnsupportedOperationError} when the store lacks `compareAndSet` or `time`.
    */
   constructor(options: HeartbeatTableOptions) {
-    requireCapabilities(options.kv);
+    requireCapabilities(options.store);
     const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     checkTimeout(timeoutMs);
-    this.kv = options.kv;
+    this.store = options.store;
     this.namespace = options.namespace;
     this.timeoutMs = timeoutMs;
     this.#logger = options.logger ?? silentLogger;
@@ -137,7 +138,7 @@ export class HeartbeatTable {
   }
 
   /**
-   * `UpdateHeartbeat(uuid, utype)`: writes `{uuid, utype, timestamp: store time}`
+   * `UpdateHeartbeat(id, utype)`: writes `{id, utype, timestamp: store time}`
    * when the entry is empty, corrupt, this instance's own, or expired (store time − its
    * timestamp > T); otherwise writes nothing.
    *
@@ -147,10 +148,10 @@ export class HeartbeatTable {
    * 4. Lost the race (`swapped: false`): the heartbeat is discarded (`conflict`), not retried.
    *
    * Rejects with the store's typed errors (`StoreUnavailableError`, …) or the signal's reason.
-   * @throws {@link ConfigError} for an invalid `uuid`, `utype` or `endpoint`.
+   * @throws {@link ConfigError} for an invalid `id`, `utype` or `endpoint`.
    */
-  async updateHeartbeat(uuid: string, utype: string, options: UpdateHeartbeatOptions = {}): Promise<HeartbeatOutcome> {
-    checkUuid(uuid);
+  async updateHeartbeat(id: string, utype: string, options: UpdateHeartbeatOptions = {}): Promise<HeartbeatOutcome> {
+    checkId(id);
     if (options.endpoint !== undefined) checkEndpoint(options.endpoint);
     const read = await this.#read(utype, options);
     const { state, storeTime, raw, key } = read;
@@ -158,25 +159,25 @@ export class HeartbeatTable {
 
     let previous: PreviousEntry;
     if (state.state === 'empty' || state.state === 'corrupt') previous = state.state;
-    else if (state.entry.uuid === uuid) previous = 'own';
+    else if (state.entry.id === id) previous = 'own';
     else if (state.state === 'expired') previous = 'expired';
     else return { written: false, reason: 'held', holder: state.entry, storeTime };
     if (options.renewOnly && previous !== 'own') return { written: false, reason: 'not-owner', storeTime };
 
-    const template = encodeEntryTemplate({ uuid, utype, ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }) });
-    const result = await this.kv.compareAndSet(key, raw, template, { stampToken: STAMP_TOKEN, signal: options.signal });
+    const template = encodeEntryTemplate({ id, utype, ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }) });
+    const result = await this.store.compareAndSet(key, raw, template, { stampToken: STAMP_TOKEN, signal: options.signal });
     const writeTime = result.time ?? storeTime;
     if (!result.swapped) {
-      this.#logger.debug({ utype, uuid }, 'primary: heartbeat lost the compare-and-set race and is discarded');
+      this.#logger.debug({ utype, id }, 'primary: heartbeat lost the compare-and-set race and is discarded');
       return { written: false, reason: 'conflict', storeTime: writeTime };
     }
     const written = decodeEntry(result.current, utype);
     const entry: HeartbeatEntry =
-      written.kind === 'entry' ? written.entry : { uuid, utype, timestamp: writeTime, ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }) };
+      written.kind === 'entry' ? written.entry : { id, utype, timestamp: writeTime, ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }) };
     if (previous === 'corrupt') this.#corruption.cleared(key);
     if (previous === 'expired' || previous === 'corrupt') {
-      const from = state.state === 'expired' ? state.entry.uuid : undefined;
-      this.#logger.info({ utype, uuid, from, previous }, 'primary: took over the heartbeat entry');
+      const from = state.state === 'expired' ? state.entry.id : undefined;
+      this.#logger.info({ utype, id, from, previous }, 'primary: took over the heartbeat entry');
     }
     return { written: true, entry, previous, storeTime: writeTime };
   }
@@ -199,26 +200,26 @@ export class HeartbeatTable {
   }
 
   /**
-   * Gives `utype` up on behalf of `uuid`, so a successor need not wait T: when the entry is
-   * `uuid`'s, replaces it (compare-and-set on the bytes read) by the same id with timestamp 0,
-   * which every reader judges expired. Call it only after `uuid` stopped acting as primary.
+   * Gives `utype` up on behalf of `id`, so a successor need not wait T: when the entry is
+   * `id`'s, replaces it (compare-and-set on the bytes read) by the same id with timestamp 0,
+   * which every reader judges expired. Call it only after `id` stopped acting as primary.
    * Resolves to true when the entry was released.
    */
-  async release(uuid: string, utype: string, options: KVOperationOptions = {}): Promise<boolean> {
-    checkUuid(uuid);
+  async release(id: string, utype: string, options: KVOperationOptions = {}): Promise<boolean> {
+    checkId(id);
     const { state, raw, key } = await this.#read(utype, options);
-    if (raw === undefined || raw === null || (state.state !== 'live' && state.state !== 'expired') || state.entry.uuid !== uuid) {
+    if (raw === undefined || raw === null || (state.state !== 'live' && state.state !== 'expired') || state.entry.id !== id) {
       return false;
     }
-    const result = await this.kv.compareAndSet(key, raw, encodeEntry({ uuid, utype, timestamp: 0 }), { signal: options.signal });
-    if (result.swapped) this.#logger.info({ utype, uuid }, 'primary: released the heartbeat entry');
+    const result = await this.store.compareAndSet(key, raw, encodeEntry({ id, utype, timestamp: 0 }), { signal: options.signal });
+    if (result.swapped) this.#logger.info({ utype, id }, 'primary: released the heartbeat entry');
     return result.swapped;
   }
 
   async #read(utype: string, options: KVOperationOptions): Promise<Read> {
     const key = this.key(utype);
     const signal = options.signal;
-    const [storeTime, got] = await Promise.all([this.kv.time({ signal }), this.#get(key, signal)]);
+    const [storeTime, got] = await Promise.all([this.store.time({ signal }), this.#get(key, signal)]);
     if (got.refused) {
       const reason = `the store refused to return it: ${got.refused.message}`;
       this.#corruption.report(utype, key, null, reason);
@@ -241,7 +242,7 @@ export class HeartbeatTable {
 
   async #get(key: string, signal: AbortSignal | undefined): Promise<{ raw: string | null; refused?: undefined } | { raw?: undefined; refused: ValueTooLargeError }> {
     try {
-      return { raw: await this.kv.get(key, { signal }) };
+      return { raw: await this.store.get(key, { signal }) };
     } catch (error) {
       if (RosterError.is(error, 'KV_VALUE_TOO_LARGE')) return { refused: error as ValueTooLargeError };
       throw error;

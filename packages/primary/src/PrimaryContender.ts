@@ -1,4 +1,6 @@
-import { AbortError, LocalDeadline, UpdateStream, deadline, realClock, silentLogger, sleep, type Clock, type Deadline, type Logger } from '@roster/kv-adapter';
+import { AbortError, realClock, silentLogger, type Clock, type Logger } from '@roster/kv-adapter';
+import { LocalDeadline, UpdateStream, deadline, sleep, type Deadline } from '@roster/kv-adapter/internal';
+import { checkId, newId } from '@roster/follower';
 import type {
   ContenderState,
   PrimaryContenderEvent,
@@ -8,16 +10,14 @@ import type {
 } from './contenderOptions.js';
 import { PrimaryLostError, type StopReason } from './errors.js';
 import { HeartbeatTable, type Primary } from './HeartbeatTable.js';
-import { generateInstanceId } from './instanceId.js';
-
-import { checkEndpoint, checkUtype, checkUuid } from './names.js';
+import { checkEndpoint, checkUtype } from './names.js';
 import { resolveTiming } from './timing.js';
 
 /**
  * One instance contending to be the primary of a role type: the contender's loop, every step of
  * it in this file.
  *
- * 1. Take an instance id (`generateId`, a random UUID without dashes by default).
+ * 1. Take an id (`generateId`, a random UUID without dashes by default).
  * 2. `seeking`: every I, `getPrimary(utype)`; someone else is primary → keep polling.
  * 3. Nobody (or our own entry) → `updateHeartbeat` (claim) → `claimed`.
  * 4. `claimed`, next poll: `getPrimary` returns us → act as primary (`acting`); someone else →
@@ -41,7 +41,7 @@ import { resolveTiming } from './timing.js';
  *
  * @example
  * ```ts
- * const contender = new PrimaryContender({ kv, namespace, utype: 'billing', endpoint: '10.0.0.7:8080' });
+ * const contender = new PrimaryContender({ store, namespace, utype: 'billing', endpoint: '10.0.0.7:8080' });
  * contender.on('startedActing', ({ signal }) => runBilling(signal));
  * contender.on('stoppedActing', ({ reason }) => console.log('no longer primary:', reason));
  * contender.start();
@@ -74,12 +74,12 @@ export class PrimaryContender implements AsyncDisposable {
   readonly #loopController = new AbortController();
 
   #state: ContenderState = 'idle';
-  #uuid: string;
-  /** Bumped on every new instance id and on stop: results of older rounds are ignored. */
+  #id: string;
+  /** Bumped on every new id and on stop: results of older rounds are ignored. */
   #generation = 0;
-  /** Whether this instance id wrote the entry (and so may have something to release). */
+  /** Whether this id wrote the entry (and so may have something to release). */
   #wroteEntry = false;
-  /** An earlier instance id of ours whose entry may still be in the table. */
+  /** An earlier id of ours whose entry may still be in the table. */
   #toRelease: string | undefined;
   #acting: { readonly controller: AbortController; readonly since: number } | undefined;
   #round: Deadline | undefined;
@@ -106,13 +106,13 @@ export class PrimaryContender implements AsyncDisposable {
     this.#logger = options.logger ?? silentLogger;
     this.#events = new UpdateStream(this.#logger);
     this.table = new HeartbeatTable({
-      kv: options.kv,
+      store: options.store,
       namespace: options.namespace,
       timeoutMs,
       logger: this.#logger,
       onCorruptEntry: (report) => this.#events.emit({ type: 'corruptEntry', ...report }),
     });
-    this.#generateId = options.generateId ?? generateInstanceId;
+    this.#generateId = options.generateId ?? newId;
     this.#exitOnLoss = options.exitOnLoss ?? false;
     this.#exit = options.exit ?? ((code) => process.exit(code));
     this.#releaseOnStop = options.releaseOnStop ?? true;
@@ -120,12 +120,12 @@ export class PrimaryContender implements AsyncDisposable {
     this.#deadline = new LocalDeadline(this.#clock, timeoutMs - intervalMs, () => this.#onDeadline());
     if (options.onStartedActing) this.#events.on('startedActing', options.onStartedActing);
     if (options.onStoppedActing) this.#events.on('stoppedActing', options.onStoppedActing);
-    this.#uuid = this.#newId();
+    this.#id = this.#newId();
   }
 
-  /** The current instance id (a new one after each loss). */
-  get uuid(): string {
-    return this.#uuid;
+  /** The current id (a new one after each loss). */
+  get id(): string {
+    return this.#id;
   }
 
   /** Where the contender is in the loop. */
@@ -191,8 +191,8 @@ export class PrimaryContender implements AsyncDisposable {
     this.#generation++;
     await this.#loop;
     if (release) {
-      for (const uuid of [this.#toRelease, this.#wroteEntry ? this.#uuid : undefined]) {
-        if (uuid !== undefined) await this.#release(uuid, signal);
+      for (const id of [this.#toRelease, this.#wroteEntry ? this.#id : undefined]) {
+        if (id !== undefined) await this.#release(id, signal);
       }
     }
     if (this.#state !== 'stopped') this.#setState('stopped');
@@ -221,12 +221,12 @@ export class PrimaryContender implements AsyncDisposable {
       if (state === 'seeking') await this.#seek(start, round.signal, generation);
       else if (state === 'claimed') await this.#confirm(start, round.signal, generation);
       else if (state === 'acting') await this.#renew(start, round.signal, generation);
-      if (this.#failing) this.#logger.info({ utype: this.utype, uuid: this.#uuid }, 'primary: rounds succeed again');
+      if (this.#failing) this.#logger.info({ utype: this.utype, id: this.#id }, 'primary: rounds succeed again');
       this.#failing = false;
     } catch (error) {
       if (generation !== this.#generation || this.#loopController.signal.aborted) return;
-      this.#events.emit({ type: 'roundFailed', uuid: this.#uuid, utype: this.utype, state, error });
-      if (!this.#failing) this.#logger.warn({ utype: this.utype, uuid: this.#uuid, state, error }, 'primary: round failed');
+      this.#events.emit({ type: 'roundFailed', id: this.#id, utype: this.utype, state, error });
+      if (!this.#failing) this.#logger.warn({ utype: this.utype, id: this.#id, state, error }, 'primary: round failed');
       this.#failing = true;
     } finally {
       round.dispose();
@@ -244,7 +244,7 @@ export class PrimaryContender implements AsyncDisposable {
     const primary = await this.table.getPrimary(this.utype, { signal });
     if (this.#stale(generation, 'seeking')) return;
     this.#observe(primary);
-    if (primary !== undefined && primary.uuid !== this.#uuid) return;
+    if (primary !== undefined && primary.id !== this.#id) return;
     await this.#claim(start, signal, generation, 'seeking');
   }
 
@@ -255,7 +255,7 @@ export class PrimaryContender implements AsyncDisposable {
     this.#observe(primary);
     if (primary === undefined) {
       await this.#claim(start, signal, generation, 'claimed');
-    } else if (primary.uuid !== this.#uuid) {
+    } else if (primary.id !== this.#id) {
       this.#deadline.cancel();
       this.#setState('seeking');
     } else if (this.#deadline.armed) {
@@ -265,13 +265,13 @@ export class PrimaryContender implements AsyncDisposable {
 
   /** Step 3: write our heartbeat; the deadline counts from the start of this round. */
   async #claim(start: number, signal: AbortSignal, generation: number, from: ContenderState): Promise<void> {
-    const uuid = this.#uuid;
-    const outcome = await this.table.updateHeartbeat(uuid, this.utype, { endpoint: this.endpoint, signal });
-    if (outcome.written && uuid === this.#uuid) this.#wroteEntry = true;
+    const id = this.#id;
+    const outcome = await this.table.updateHeartbeat(id, this.utype, { endpoint: this.endpoint, signal });
+    if (outcome.written && id === this.#id) this.#wroteEntry = true;
     if (this.#stale(generation, from)) return;
     if (!outcome.written) {
       if (outcome.reason === 'held') this.#observe(outcome.holder);
-      this.#logger.debug({ utype: this.utype, uuid: this.#uuid, reason: outcome.reason }, 'primary: claim not written');
+      this.#logger.debug({ utype: this.utype, id: this.#id, reason: outcome.reason }, 'primary: claim not written');
       return;
     }
     this.#claimedAt = outcome.entry.timestamp;
@@ -281,7 +281,7 @@ export class PrimaryContender implements AsyncDisposable {
 
   /** Step 5: heartbeat (renew only) and check; a round where both succeed moves the deadline. */
   async #renew(start: number, signal: AbortSignal, generation: number): Promise<void> {
-    const outcome = await this.table.updateHeartbeat(this.#uuid, this.utype, { endpoint: this.endpoint, renewOnly: true, signal });
+    const outcome = await this.table.updateHeartbeat(this.#id, this.utype, { endpoint: this.endpoint, renewOnly: true, signal });
     if (this.#stale(generation, 'acting')) return;
     if (!outcome.written) {
       if (outcome.reason === 'held') {
@@ -299,7 +299,7 @@ export class PrimaryContender implements AsyncDisposable {
     if (this.#stale(generation, 'acting')) return;
     this.#observe(primary);
     if (primary === undefined) this.#lose('vanished');
-    else if (primary.uuid !== this.#uuid) this.#lose('superseded');
+    else if (primary.id !== this.#id) this.#lose('superseded');
     else if (outcome.written) this.#deadline.arm(start);
   }
 
@@ -308,7 +308,7 @@ export class PrimaryContender implements AsyncDisposable {
       if (this.#state === 'acting') {
         this.#lose('deadline');
       } else if (this.#state === 'claimed') {
-        this.#logger.debug({ utype: this.utype, uuid: this.#uuid }, 'primary: claim not confirmed within T − I');
+        this.#logger.debug({ utype: this.utype, id: this.#id }, 'primary: claim not confirmed within T − I');
         this.#setState('seeking');
       }
     } catch (error) {
@@ -320,10 +320,10 @@ export class PrimaryContender implements AsyncDisposable {
     const controller = new AbortController();
     this.#acting = { controller, since: this.#clock.now() };
     this.#setState('acting');
-    this.#logger.info({ utype: this.utype, uuid: this.#uuid, endpoint: this.endpoint, claimedAt: this.#claimedAt }, 'primary: started acting as primary');
+    this.#logger.info({ utype: this.utype, id: this.#id, endpoint: this.endpoint, claimedAt: this.#claimedAt }, 'primary: started acting as primary');
     const event: StartedActingEvent = {
       type: 'startedActing',
-      uuid: this.#uuid,
+      id: this.#id,
       utype: this.utype,
       ...(this.endpoint === undefined ? {} : { endpoint: this.endpoint }),
       claimedAt: this.#claimedAt,
@@ -339,8 +339,8 @@ export class PrimaryContender implements AsyncDisposable {
     this.#acting = undefined;
     acting.controller.abort(new PrimaryLostError(this.utype, reason));
     const actedForMs = this.#clock.now() - acting.since;
-    this.#logger.info({ utype: this.utype, uuid: this.#uuid, reason, actedForMs }, 'primary: stopped acting as primary');
-    this.#events.emit({ type: 'stoppedActing', uuid: this.#uuid, utype: this.utype, reason, actedForMs });
+    this.#logger.info({ utype: this.utype, id: this.#id, reason, actedForMs }, 'primary: stopped acting as primary');
+    this.#events.emit({ type: 'stoppedActing', id: this.#id, utype: this.utype, reason, actedForMs });
   }
 
   /** Lost the role while acting: stop at once, then exit (option) or start over under a new id. */
@@ -351,24 +351,24 @@ export class PrimaryContender implements AsyncDisposable {
     this.#round?.abort();
     if (this.#stopping) return; // a listener called stop(): nothing to start over
     if (this.#exitOnLoss) {
-      this.#logger.error({ utype: this.utype, uuid: this.#uuid, reason }, 'primary: lost the role; exiting (exitOnLoss)');
+      this.#logger.error({ utype: this.utype, id: this.#id, reason }, 'primary: lost the role; exiting (exitOnLoss)');
       this.#loopController.abort(new AbortError());
       this.#setState('stopped');
       this.#exit(1);
       return;
     }
-    this.#toRelease = this.#wroteEntry ? this.#uuid : undefined;
+    this.#toRelease = this.#wroteEntry ? this.#id : undefined;
     this.#wroteEntry = false;
-    this.#uuid = this.#newId();
+    this.#id = this.#newId();
     this.#setState('seeking');
   }
 
-  async #release(uuid: string, signal: AbortSignal | undefined): Promise<void> {
+  async #release(id: string, signal: AbortSignal | undefined): Promise<void> {
     const bounded = deadline(this.#clock, this.intervalMs, signal);
     try {
-      await this.table.release(uuid, this.utype, { signal: bounded.signal });
+      await this.table.release(id, this.utype, { signal: bounded.signal });
     } catch (error) {
-      this.#logger.warn({ utype: this.utype, uuid, error }, 'primary: could not release the entry; successors wait T');
+      this.#logger.warn({ utype: this.utype, id, error }, 'primary: could not release the entry; successors wait T');
     } finally {
       bounded.dispose();
     }
@@ -379,7 +379,7 @@ export class PrimaryContender implements AsyncDisposable {
   }
 
   #observe(primary: Primary | undefined): void {
-    const seen = primary === undefined ? undefined : `${primary.uuid} ${primary.endpoint ?? ''}`;
+    const seen = primary === undefined ? undefined : `${primary.id} ${primary.endpoint ?? ''}`;
     if (seen === this.#observed) return;
     this.#observed = seen;
     this.#events.emit({ type: 'primaryObserved', utype: this.utype, primary });
@@ -389,13 +389,13 @@ export class PrimaryContender implements AsyncDisposable {
     const from = this.#state;
     if (from === to) return;
     this.#state = to;
-    this.#logger.debug({ utype: this.utype, uuid: this.#uuid, from, to }, 'primary: state changed');
-    this.#events.emit({ type: 'stateChanged', uuid: this.#uuid, utype: this.utype, from, to });
+    this.#logger.debug({ utype: this.utype, id: this.#id, from, to }, 'primary: state changed');
+    this.#events.emit({ type: 'stateChanged', id: this.#id, utype: this.utype, from, to });
   }
 
   #newId(): string {
     const id = this.#generateId();
-    checkUuid(id, 'generateId');
+    checkId(id, 'generateId');
     return id;
   }
 }

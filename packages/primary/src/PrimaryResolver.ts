@@ -1,15 +1,5 @@
-import {
-  abortReason,
-  deadline,
-  realClock,
-  silentLogger,
-  sleep,
-  type Clock,
-  type KV,
-  type KVOperationOptions,
-  type Logger,
-  type Namespace,
-} from '@roster/kv-adapter';
+import { realClock, silentLogger, type Clock, type KV, type KVOperationOptions, type Logger, type Namespace } from '@roster/kv-adapter';
+import { abortReason, deadline, sleep } from '@roster/kv-adapter/internal';
 import type { CorruptEntryReport } from './corruptEntry.js';
 import { HeartbeatTable, type Primary } from './HeartbeatTable.js';
 
@@ -19,7 +9,7 @@ import { resolveTiming, type HeartbeatTiming } from './timing.js';
 /** Options of {@link PrimaryResolver}. */
 export interface PrimaryResolverOptions extends HeartbeatTiming {
   /** The store; it must declare the `compareAndSet` and `time` capabilities. */
-  readonly kv: KV;
+  readonly store: KV;
   /** The key prefix of the heartbeat table. */
   readonly namespace: Namespace;
   /** Times the polls of {@link PrimaryResolver.watch}. @defaultValue the real clock */
@@ -54,10 +44,10 @@ export interface WatchOptions {
  *
  * @example
  * ```ts
- * const resolver = new PrimaryResolver({ kv, namespace });
+ * const resolver = new PrimaryResolver({ store, namespace });
  * await resolver.resolve('billing'); // '10.0.0.7:8080', or undefined when there is no primary
  * const unsubscribe = resolver.watch('billing', ({ primary }) => connectTo(primary?.endpoint));
- * for await (const change of resolver.changes('billing', { signal })) console.log(change.primary?.uuid);
+ * for await (const change of resolver.changes('billing', { signal })) console.log(change.primary?.id);
  * ```
  */
 export class PrimaryResolver {
@@ -81,7 +71,7 @@ export class PrimaryResolver {
     this.#clock = options.clock ?? realClock;
     this.#logger = options.logger ?? silentLogger;
     this.table = new HeartbeatTable({
-      kv: options.kv,
+      store: options.store,
       namespace: options.namespace,
       timeoutMs,
       logger: this.#logger,
@@ -207,5 +197,5 @@ export class PrimaryResolver {
 }
 
 function samePrimary(a: Primary | undefined, b: Primary | undefined): boolean {
-  return a?.uuid === b?.uuid && a?.endpoint === b?.endpoint;
+  return a?.id === b?.id && a?.endpoint === b?.endpoint;
 }

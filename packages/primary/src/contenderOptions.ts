@@ -17,8 +17,8 @@ export type ContenderState = 'idle' | 'seeking' | 'claimed' | 'acting' | 'stoppe
 /** Passed to `onStartedActing` and the `startedActing` event. */
 export interface StartedActingEvent {
   readonly type: 'startedActing';
-  /** The instance id this contender holds the role type under. */
-  readonly uuid: string;
+  /** The id this contender holds the role type under. */
+  readonly id: string;
   /** The role type. */
   readonly utype: string;
   /** The endpoint written in the entry, if any. */
@@ -40,8 +40,8 @@ export interface StartedActingEvent {
 /** Passed to `onStoppedActing` and the `stoppedActing` event. Always follows a `startedActing`. */
 export interface StoppedActingEvent {
   readonly type: 'stoppedActing';
-  /** The instance id it held the role type under. */
-  readonly uuid: string;
+  /** The id it held the role type under. */
+  readonly id: string;
   /** The role type. */
   readonly utype: string;
   /** Why it stopped. */
@@ -53,8 +53,8 @@ export interface StoppedActingEvent {
 /** The `stateChanged` event. */
 export interface StateChangedEvent {
   readonly type: 'stateChanged';
-  /** The instance id at the time of the change. */
-  readonly uuid: string;
+  /** The id at the time of the change. */
+  readonly id: string;
   /** The role type. */
   readonly utype: string;
   /** The state left. */
@@ -75,8 +75,8 @@ export interface PrimaryObservedEvent {
 /** The `roundFailed` event: a poll or heartbeat round failed (the store is unreachable, …). */
 export interface RoundFailedEvent {
   readonly type: 'roundFailed';
-  /** The instance id. */
-  readonly uuid: string;
+  /** The id. */
+  readonly id: string;
   /** The role type. */
   readonly utype: string;
   /** The state the round ran in. */
@@ -107,7 +107,7 @@ export type PrimaryContenderEvent =
 /** Options of {@link PrimaryContender}. */
 export interface PrimaryContenderOptions extends HeartbeatTiming {
   /** The store; it must declare the `compareAndSet` and `time` capabilities. */
-  readonly kv: KV;
+  readonly store: KV;
   /** The key prefix of the heartbeat table. */
   readonly namespace: Namespace;
   /** The role type to contend for: 1 to 128 characters without whitespace. */
@@ -119,8 +119,10 @@ export interface PrimaryContenderOptions extends HeartbeatTiming {
   /** Where the contender logs. @defaultValue silentLogger */
   readonly logger?: Logger;
   /**
-   * Makes the instance id; called on start and each time the contender starts over after losing.
-   * @defaultValue {@link generateInstanceId} (a random UUID without dashes)
+   * Makes the id; called on start and each time the contender starts over after losing.
+   * Each id must be a node id: 1 to 128 of letters, digits and `. _ @ -` (`isValidId` of
+   * `@roster/follower`, the one rule for every id Roster takes).
+   * @defaultValue `newId` of `@roster/follower` (a random UUID without dashes)
    */
   readonly generateId?: () => string;
   /** Called when this contender becomes the primary (same as the `startedActing` event). */
@@ -128,9 +130,9 @@ export interface PrimaryContenderOptions extends HeartbeatTiming {
   /** Called when it stops being the primary, for any reason (same as the `stoppedActing` event). */
   readonly onStoppedActing?: (event: StoppedActingEvent) => void;
   /**
-   * Seed 004's "exit itself and restart": when the contender loses the role (any reason but
-   * `stop()`), it calls `exit(1)` right after `onStoppedActing`, so a supervisor restarts the
-   * process. Without it the contender starts over in-process under a new instance id.
+   * "Exit itself and restart", as a classic per-type primary does: when the contender loses the
+   * role (any reason but `stop()`), it calls `exit(1)` right after `onStoppedActing`, so a
+   * supervisor restarts the process. Without it the contender starts over in-process under a new id.
    * @defaultValue false: the library never exits on its own
    */
   readonly exitOnLoss?: boolean;

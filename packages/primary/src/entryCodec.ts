@@ -1,12 +1,13 @@
-import { endpointProblem, utypeProblem, uuidProblem } from './names.js';
+import { isValidId } from '@roster/follower';
+import { endpointProblem, utypeProblem } from './names.js';
 
 /**
  * One row of the heartbeat table: who holds the role type, and the store time of its
  * latest heartbeat.
  */
 export interface HeartbeatEntry {
-  /** The instance id of the holder. */
-  readonly uuid: string;
+  /** The id of the holder. */
+  readonly id: string;
   /** The role type the entry is for. */
   readonly utype: string;
   /** The store's time (ms since the epoch) when the holder last wrote the entry. */
@@ -24,7 +25,7 @@ export type DecodedEntry =
 /**
  * The placeholder the store replaces by its own time when a heartbeat is written. It contains a
  * control character, which `JSON.stringify` always escapes inside strings, so it can only ever
- * occur at the `timestamp` position of an encoded entry, whatever the uuid or endpoint hold.
+ * occur at the `timestamp` position of an encoded entry, whatever the id or endpoint hold.
  */
 export const STAMP_TOKEN = '\u0001now\u0001';
 
@@ -35,7 +36,7 @@ export const STAMP_TOKEN = '\u0001now\u0001';
 export const MAX_ENTRY_LENGTH = 4096;
 
 /**
- * The entry `{uuid, utype, timestamp: <store time>, endpoint?}` as a template for
+ * The entry `{id, utype, timestamp: <store time>, endpoint?}` as a template for
  * `compareAndSet(…, { stampToken: STAMP_TOKEN })`: the store writes its own time as the timestamp.
  */
 export function encodeEntryTemplate(entry: Omit<HeartbeatEntry, 'timestamp'>): string {
@@ -64,12 +65,11 @@ export function decodeEntry(raw: string | null, utype: string): DecodedEntry {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return corrupt('not a JSON object');
   const fields = parsed as Record<string, unknown>;
-  const uuid = own(fields, 'uuid');
+  const id = own(fields, 'id');
   const type = own(fields, 'utype');
   const timestamp = own(fields, 'timestamp');
   const endpoint = own(fields, 'endpoint');
-  const uuidIssue = uuidProblem(uuid);
-  if (uuidIssue) return corrupt(`uuid is not ${uuidIssue}`);
+  if (!isValidId(id)) return corrupt('id is not a node id (1 to 128 of letters, digits and . _ @ -)');
   if (utypeProblem(type) || type !== utype) return corrupt(`utype is not ${JSON.stringify(utype)}`);
   if (typeof timestamp !== 'number' || !Number.isFinite(timestamp) || timestamp < 0) {
     return corrupt('timestamp is not a finite number ≥ 0');
@@ -78,13 +78,13 @@ export function decodeEntry(raw: string | null, utype: string): DecodedEntry {
     const endpointIssue = endpointProblem(endpoint);
     if (endpointIssue) return corrupt(`endpoint is not ${endpointIssue}`);
   }
-  const entry: HeartbeatEntry = { uuid: uuid as string, utype, timestamp, ...(endpoint === undefined ? {} : { endpoint: endpoint as string }) };
+  const entry: HeartbeatEntry = { id: id as string, utype, timestamp, ...(endpoint === undefined ? {} : { endpoint: endpoint as string }) };
   return { kind: 'entry', entry };
 }
 
 function encode(entry: Omit<HeartbeatEntry, 'timestamp'>, timestamp: string): string {
   const endpoint = entry.endpoint === undefined ? '' : `,"endpoint":${JSON.stringify(entry.endpoint)}`;
-  return `{"uuid":${JSON.stringify(entry.uuid)},"utype":${JSON.stringify(entry.utype)},"timestamp":${timestamp}${endpoint}}`;
+  return `{"id":${JSON.stringify(entry.id)},"utype":${JSON.stringify(entry.utype)},"timestamp":${timestamp}${endpoint}}`;
 }
 
 function own(fields: Record<string, unknown>, name: string): unknown {

@@ -43,4 +43,3 @@ export type { CorruptEntryReport } from './corruptEntry.js';
 export { PrimaryLostError, type StopReason } from './errors.js';
 export type { HeartbeatTiming } from './timing.js';
 export { checkUtype } from './names.js';
-export { generateInstanceId } from './instanceId.js';

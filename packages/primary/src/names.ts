@@ -2,8 +2,6 @@ import { ConfigError, type Namespace } from '@roster/kv-adapter';
 
 /** Longest role type accepted, in UTF-16 units. */
 export const MAX_UTYPE_LENGTH = 128;
-/** Longest instance id accepted, in UTF-16 units. */
-export const MAX_UUID_LENGTH = 128;
 /** Longest endpoint accepted, in UTF-16 units. */
 export const MAX_ENDPOINT_LENGTH = 1024;
 
@@ -12,11 +10,6 @@ const NO_SPACE = /^\S+$/u;
 /** Why `value` is not a valid role type, or `undefined` when it is one. */
 export function utypeProblem(value: unknown): string | undefined {
   return tokenProblem(value, MAX_UTYPE_LENGTH);
-}
-
-/** Why `value` is not a valid instance id, or `undefined` when it is one. */
-export function uuidProblem(value: unknown): string | undefined {
-  return tokenProblem(value, MAX_UUID_LENGTH);
 }
 
 /** Why `value` is not a valid endpoint, or `undefined` when it is one. */
@@ -34,12 +27,6 @@ export function endpointProblem(value: unknown): string | undefined {
 export function checkUtype(utype: unknown, field = 'utype'): asserts utype is string {
   const problem = utypeProblem(utype);
   if (problem) throw new ConfigError(field, utype, `Expected \`${field}\` to be ${problem}`);
-}
-
-/** Throws {@link ConfigError} unless `uuid` is a valid instance id (same rules as a role type). */
-export function checkUuid(uuid: unknown, field = 'uuid'): asserts uuid is string {
-  const problem = uuidProblem(uuid);
-  if (problem) throw new ConfigError(field, uuid, `Expected \`${field}\` to be ${problem}`);
 }
 
 /** Throws {@link ConfigError} unless `endpoint` is 1 to 1024 characters of well-formed text. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, MemoryKV, Namespace, RosterError, ValueTooLargeError, type CompareAndSetOptions, type CompareAndSetResult } from '@roster/kv-adapter';
-import { MemoryLogger, VirtualClock } from '@roster/kv-adapter/testing';
+import { MemoryLogger, VirtualClock } from '@roster/testing';
 import { overrideKV } from './support/overrideKV.js';
 import { encodeEntry } from '../src/entryCodec.js';
 import { HeartbeatTable, type CorruptEntryReport } from '../src/index.js';
@@ -13,7 +13,7 @@ function setup(options: { maxValueBytes?: number } = {}) {
   const kv = new MemoryKV({ clock, ...options });
   const logger = new MemoryLogger();
   const reports: CorruptEntryReport[] = [];
-  const table = new HeartbeatTable({ kv, namespace, timeoutMs: T, logger, onCorruptEntry: (r) => reports.push(r) });
+  const table = new HeartbeatTable({ store: kv, namespace, timeoutMs: T, logger, onCorruptEntry: (r) => reports.push(r) });
   return { clock, kv, logger, reports, table };
 }
 
@@ -26,16 +26,16 @@ describe('HeartbeatTable', () => {
   it('writes a heartbeat stamped with the store time into an empty entry, and getPrimary returns it', async () => {
     const { clock, table, kv } = setup();
     const outcome = await table.updateHeartbeat('a', 'billing', { endpoint: '10.0.0.1:80' });
-    expect(outcome).toMatchObject({ written: true, previous: 'empty', entry: { uuid: 'a', timestamp: clock.wallTime() } });
-    expect(await kv.get(table.key('billing'))).toBe(`{"uuid":"a","utype":"billing","timestamp":${clock.wallTime()},"endpoint":"10.0.0.1:80"}`);
-    expect(await table.getPrimary('billing')).toEqual({ uuid: 'a', utype: 'billing', timestamp: clock.wallTime(), endpoint: '10.0.0.1:80' });
+    expect(outcome).toMatchObject({ written: true, previous: 'empty', entry: { id: 'a', timestamp: clock.wallTime() } });
+    expect(await kv.get(table.key('billing'))).toBe(`{"id":"a","utype":"billing","timestamp":${clock.wallTime()},"endpoint":"10.0.0.1:80"}`);
+    expect(await table.getPrimary('billing')).toEqual({ id: 'a', utype: 'billing', timestamp: clock.wallTime(), endpoint: '10.0.0.1:80' });
   });
 
   it('getPrimary returns the entry while store time − timestamp ≤ T, and nothing after', async () => {
     const { clock, table } = setup();
     await table.updateHeartbeat('a', 'billing');
     await clock.advance(T);
-    expect((await table.getPrimary('billing'))?.uuid).toBe('a');
+    expect((await table.getPrimary('billing'))?.id).toBe('a');
     await clock.advance(1);
     expect(await table.getPrimary('billing')).toBeUndefined();
     expect(await table.inspect('billing')).toMatchObject({ state: 'expired', ageMs: T + 1 });
@@ -45,10 +45,10 @@ describe('HeartbeatTable', () => {
     const { clock, table } = setup();
     await table.updateHeartbeat('a', 'billing');
     await clock.advance(T);
-    expect(await table.updateHeartbeat('b', 'billing')).toMatchObject({ written: false, reason: 'held', holder: { uuid: 'a' } });
+    expect(await table.updateHeartbeat('b', 'billing')).toMatchObject({ written: false, reason: 'held', holder: { id: 'a' } });
     await clock.advance(1);
     expect(await table.updateHeartbeat('b', 'billing')).toMatchObject({ written: true, previous: 'expired' });
-    expect((await table.getPrimary('billing'))?.uuid).toBe('b');
+    expect((await table.getPrimary('billing'))?.id).toBe('b');
   });
 
   it('the holder renews its own entry at any age', async () => {
@@ -64,7 +64,7 @@ describe('HeartbeatTable', () => {
     await table.updateHeartbeat('b', 'billing');
     await clock.advance(T + 1);
     expect(await table.updateHeartbeat('a', 'billing', { renewOnly: true })).toMatchObject({ written: false, reason: 'not-owner' });
-    expect((await table.inspect('billing')) as { entry: { uuid: string } }).toMatchObject({ entry: { uuid: 'b' } });
+    expect((await table.inspect('billing')) as { entry: { id: string } }).toMatchObject({ entry: { id: 'b' } });
   });
 
   it('of two heartbeats racing on the same entry exactly one swaps; the other is discarded, not retried', async () => {
@@ -78,14 +78,14 @@ describe('HeartbeatTable', () => {
         return kv.compareAndSet(key, expected, value, options);
       },
     });
-    const racing = new HeartbeatTable({ kv: spy, namespace, timeoutMs: T });
+    const racing = new HeartbeatTable({ store: spy, namespace, timeoutMs: T });
     // Both read the same expired entry of `a`, then both compare-and-set against it.
     const outcomes = await Promise.all([racing.updateHeartbeat('b', 'billing'), racing.updateHeartbeat('c', 'billing')]);
     expect(outcomes.filter((o) => o.written)).toHaveLength(1);
     expect(outcomes.filter((o) => !o.written)).toEqual([expect.objectContaining({ written: false, reason: 'conflict' })]);
     expect(casCalls).toHaveLength(2);
     const winner = outcomes.find((o) => o.written)!;
-    expect((await table.getPrimary('billing'))?.uuid).toBe(winner.written ? winner.entry.uuid : '');
+    expect((await table.getPrimary('billing'))?.id).toBe(winner.written ? winner.entry.id : '');
   });
 
   it('a primary’s renewal racing a takeover: exactly one of them swaps', async () => {
@@ -98,17 +98,17 @@ describe('HeartbeatTable', () => {
 
   describe('corrupt entries are treated as empty and reported, and taken over through compare-and-set on their exact bytes', () => {
     const garbage: Record<string, string> = {
-      'garbage JSON': '{"uuid": "a", "utype": "billing", "timest',
+      'garbage JSON': '{"id": "a", "utype": "billing", "timest',
       'not an object': '[1,2,3]',
       'a JSON string': '"hello"',
-      'uuid of the wrong type': '{"uuid":42,"utype":"billing","timestamp":1}',
-      'uuid with whitespace': '{"uuid":"a b","utype":"billing","timestamp":1}',
-      'timestamp as a string': '{"uuid":"a","utype":"billing","timestamp":"1700000000000"}',
-      'negative timestamp': '{"uuid":"a","utype":"billing","timestamp":-5}',
-      'missing timestamp': '{"uuid":"a","utype":"billing"}',
-      'another type’s entry': '{"uuid":"a","utype":"search","timestamp":1}',
-      'endpoint of the wrong type': '{"uuid":"a","utype":"billing","timestamp":1,"endpoint":{}}',
-      'a huge value': `{"uuid":"a","utype":"billing","timestamp":1,"pad":"${'x'.repeat(100_000)}"}`,
+      'id of the wrong type': '{"id":42,"utype":"billing","timestamp":1}',
+      'id with whitespace': '{"id":"a b","utype":"billing","timestamp":1}',
+      'timestamp as a string': '{"id":"a","utype":"billing","timestamp":"1700000000000"}',
+      'negative timestamp': '{"id":"a","utype":"billing","timestamp":-5}',
+      'missing timestamp': '{"id":"a","utype":"billing"}',
+      'another type’s entry': '{"id":"a","utype":"search","timestamp":1}',
+      'endpoint of the wrong type': '{"id":"a","utype":"billing","timestamp":1,"endpoint":{}}',
+      'a huge value': `{"id":"a","utype":"billing","timestamp":1,"pad":"${'x'.repeat(100_000)}"}`,
       'binary junk': '\u0000\u0001\u00ff\ud7ff',
     };
     for (const [name, raw] of Object.entries(garbage)) {
@@ -128,7 +128,7 @@ describe('HeartbeatTable', () => {
 
         const outcome = await table.updateHeartbeat('b', 'billing');
         expect(outcome).toMatchObject({ written: true, previous: 'corrupt' });
-        expect((await table.getPrimary('billing'))?.uuid).toBe('b');
+        expect((await table.getPrimary('billing'))?.id).toBe('b');
       });
     }
 
@@ -148,13 +148,13 @@ describe('HeartbeatTable', () => {
 
     it('an entry the store refuses to return (over its read limit) is reported and never crashes', async () => {
       const { table } = setup();
-      const refusing = overrideKV(table.kv, {
+      const refusing = overrideKV(table.store, {
         get: async () => {
           throw new ValueTooLargeError('k', 5_000_000, 1_048_576);
         },
       });
       const reports: CorruptEntryReport[] = [];
-      const t = new HeartbeatTable({ kv: refusing, namespace, onCorruptEntry: (r) => reports.push(r) });
+      const t = new HeartbeatTable({ store: refusing, namespace, onCorruptEntry: (r) => reports.push(r) });
       expect(await t.getPrimary('billing')).toBeUndefined();
       expect(await t.updateHeartbeat('b', 'billing')).toMatchObject({ written: false, reason: 'unreadable' });
       expect(reports).toHaveLength(2);
@@ -166,7 +166,7 @@ describe('HeartbeatTable', () => {
     const { table } = setup();
     await table.updateHeartbeat('a', 'billing');
     expect(await table.release('b', 'billing')).toBe(false);
-    expect((await table.getPrimary('billing'))?.uuid).toBe('a');
+    expect((await table.getPrimary('billing'))?.id).toBe('a');
     expect(await table.release('a', 'billing')).toBe(true);
     expect(await table.getPrimary('billing')).toBeUndefined();
     expect(await table.updateHeartbeat('b', 'billing')).toMatchObject({ written: true, previous: 'expired' });
@@ -176,15 +176,15 @@ describe('HeartbeatTable', () => {
     const { table } = setup();
     await table.updateHeartbeat('a', 'billing');
     await table.updateHeartbeat('b', 'search');
-    expect((await table.getPrimary('billing'))?.uuid).toBe('a');
-    expect((await table.getPrimary('search'))?.uuid).toBe('b');
+    expect((await table.getPrimary('billing'))?.id).toBe('a');
+    expect((await table.getPrimary('search'))?.id).toBe('b');
   });
 
   it('refuses a store without compareAndSet or time, with a typed error', () => {
     const kv = new MemoryKV();
     for (const capabilities of [{ compareAndSet: false, time: true }, { compareAndSet: true, time: false }]) {
       const limited = overrideKV(kv, { capabilities, name: 'Limited' });
-      const attempt = () => new HeartbeatTable({ kv: limited, namespace });
+      const attempt = () => new HeartbeatTable({ store: limited, namespace });
       expect(attempt).toThrow(/Limited does not support/);
       try {
         attempt();
@@ -200,8 +200,8 @@ describe('HeartbeatTable', () => {
       [() => table.getPrimary(''), 'utype'],
       [() => table.getPrimary('has space'), 'utype'],
       [() => table.getPrimary('x'.repeat(129)), 'utype'],
-      [() => table.updateHeartbeat('', 'billing'), 'uuid'],
-      [() => table.updateHeartbeat('a\tb', 'billing'), 'uuid'],
+      [() => table.updateHeartbeat('', 'billing'), 'id'],
+      [() => table.updateHeartbeat('a\tb', 'billing'), 'id'],
       [() => table.updateHeartbeat('a', 'billing', { endpoint: '' }), 'endpoint'],
     ] as const) {
       await expect((async () => call())()).rejects.toSatisfy((e: unknown) => ConfigError.is(e) && e.field === field);
@@ -209,6 +209,6 @@ describe('HeartbeatTable', () => {
   });
 
   it('encodes the released entry with timestamp 0', () => {
-    expect(encodeEntry({ uuid: 'a', utype: 't', timestamp: 0 })).toBe('{"uuid":"a","utype":"t","timestamp":0}');
+    expect(encodeEntry({ id: 'a', utype: 't', timestamp: 0 })).toBe('{"id":"a","utype":"t","timestamp":0}');
   });
 });

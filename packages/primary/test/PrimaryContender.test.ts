@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryKV, Namespace, type KV } from '@roster/kv-adapter';
-import { MemoryLogger, VirtualClock } from '@roster/kv-adapter/testing';
+import { MemoryLogger, VirtualClock } from '@roster/testing';
 import {
   PrimaryContender,
   PrimaryLostError,
@@ -28,7 +28,7 @@ function world() {
     const id = `${utype}-${n++}`;
     let incarnation = 0;
     const contender = new PrimaryContender({
-      kv,
+      store: kv,
       namespace,
       utype,
       clock,
@@ -66,7 +66,7 @@ describe('PrimaryContender', () => {
     await clock.advance(1);
     expect(c.isActing).toBe(true);
     expect(states).toEqual(['seeking', 'claimed', 'acting']);
-    expect(await c.table.getPrimary('billing')).toMatchObject({ uuid: c.uuid, endpoint: '10.0.0.1:80' });
+    expect(await c.table.getPrimary('billing')).toMatchObject({ id: c.id, endpoint: '10.0.0.1:80' });
   });
 
   it('on(type) delivers only events of that type, each carrying its type; a listener that throws is logged and kept', async () => {
@@ -128,7 +128,7 @@ describe('PrimaryContender', () => {
 
     const crashedAt = clock.wallTime();
     await clock.advanceUntil(() => other.isActing, 3 * T, 1);
-    const takeover = terms.find((t) => t.uuid === other.uuid)!.start;
+    const takeover = terms.find((t) => t.id === other.id)!.start;
     expect(takeover - last.entry.timestamp).toBeGreaterThan(T);
     // The successor sees the expiry at its first poll after T (≤ I later) and confirms one poll after.
     expect(takeover - last.entry.timestamp).toBeLessThanOrEqual(T + 2 * I);
@@ -155,7 +155,7 @@ describe('PrimaryContender', () => {
     const clock = new VirtualClock();
     const store = new MemoryKV({ clock });
     const kv = new DelayedKV(store, clock, 0, prng(1));
-    const c = new PrimaryContender({ kv, namespace, utype: 'billing', clock, intervalMs: I, timeoutMs: T });
+    const c = new PrimaryContender({ store: kv, namespace, utype: 'billing', clock, intervalMs: I, timeoutMs: T });
     running.push(c);
     const stops: StoppedActingEvent[] = [];
     c.on('stoppedActing', (e) => stops.push(e));
@@ -179,7 +179,7 @@ describe('PrimaryContender', () => {
     const clock = new VirtualClock();
     const store = new MemoryKV({ clock });
     const kv = new DelayedKV(store, clock, 0, prng(1));
-    const c = new PrimaryContender({ kv, namespace, utype: 'billing', clock, intervalMs: I, timeoutMs: T });
+    const c = new PrimaryContender({ store: kv, namespace, utype: 'billing', clock, intervalMs: I, timeoutMs: T });
     running.push(c);
     c.start();
     await clock.advance(3 * I + 500);
@@ -198,12 +198,12 @@ describe('PrimaryContender', () => {
     c.start();
     await clock.advance(2 * I);
     expect(c.isActing).toBe(true);
-    const firstId = c.uuid;
-    await kv.set(c.table.key('billing'), `{"uuid":"intruder","utype":"billing","timestamp":${clock.wallTime()}}`);
+    const firstId = c.id;
+    await kv.set(c.table.key('billing'), `{"id":"intruder","utype":"billing","timestamp":${clock.wallTime()}}`);
     await clock.advance(I);
     expect(c.isActing).toBe(false);
-    expect(stops).toEqual([expect.objectContaining({ reason: 'superseded', uuid: firstId })]);
-    expect(c.uuid).not.toBe(firstId);
+    expect(stops).toEqual([expect.objectContaining({ reason: 'superseded', id: firstId })]);
+    expect(c.id).not.toBe(firstId);
     expect(c.state).toBe('seeking');
     // The intruder never heartbeats again: the new incarnation takes over after T.
     await clock.advance(T + 2 * I);
@@ -226,7 +226,7 @@ describe('PrimaryContender', () => {
     const { clock, kv, spawn } = world();
     const logger = new MemoryLogger();
     const key = `${namespace.prefix}primary/billing`;
-    await kv.set(key, '{"uuid": 12, "utype": [], "timestamp": "soon"');
+    await kv.set(key, '{"id": 12, "utype": [], "timestamp": "soon"');
     const all = [spawn('billing', { logger }), spawn('billing', { logger })];
     const reports: string[] = [];
     for (const c of all) c.on('corruptEntry', (r) => reports.push(r.reason));
@@ -248,7 +248,7 @@ describe('PrimaryContender', () => {
     const clock = new VirtualClock();
     const kv = new DelayedKV(new MemoryKV({ clock }), clock, 0, prng(2));
     kv.down = true;
-    const c = new PrimaryContender({ kv, namespace, utype: 'billing', clock, intervalMs: I, timeoutMs: T });
+    const c = new PrimaryContender({ store: kv, namespace, utype: 'billing', clock, intervalMs: I, timeoutMs: T });
     running.push(c);
     let failures = 0;
     c.on('roundFailed', () => failures++);
@@ -285,7 +285,7 @@ describe('PrimaryContender', () => {
     });
     c.start();
     await clock.advance(2 * I);
-    await kv.set(c.table.key('billing'), `{"uuid":"other","utype":"billing","timestamp":${clock.wallTime()}}`);
+    await kv.set(c.table.key('billing'), `{"id":"other","utype":"billing","timestamp":${clock.wallTime()}}`);
     await clock.advance(I);
     expect(calls).toEqual(['stopped superseded', 'exit 1']);
     expect(c.state).toBe('stopped');
@@ -330,12 +330,12 @@ describe('PrimaryContender', () => {
     expect(c.state).toBe('stopped');
 
     {
-      await using d = new PrimaryContender({ kv, namespace, utype: 'search', clock, intervalMs: I, timeoutMs: T });
+      await using d = new PrimaryContender({ store: kv, namespace, utype: 'search', clock, intervalMs: I, timeoutMs: T });
       d.start();
       await clock.advance(2 * I);
       expect(d.isActing).toBe(true);
     }
-    expect(await new PrimaryContender({ kv, namespace, utype: 'search', clock }).table.getPrimary('search')).toBeUndefined();
+    expect(await new PrimaryContender({ store: kv, namespace, utype: 'search', clock }).table.getPrimary('search')).toBeUndefined();
   });
 
   it('reports the primary it observes, including the endpoint, once per change', async () => {
@@ -357,7 +357,7 @@ describe('PrimaryContender', () => {
     const random = prng(7);
     const all = Array.from({ length: 3 }, (_, i) => {
       const kv: KV = new DelayedKV(store, clock, 300, random);
-      const c = new PrimaryContender({ kv, namespace, utype: 'billing', clock, intervalMs: I, timeoutMs: T, generateId: () => `n${i}.${Math.floor(random() * 1e9)}` });
+      const c = new PrimaryContender({ store: kv, namespace, utype: 'billing', clock, intervalMs: I, timeoutMs: T, generateId: () => `n${i}.${Math.floor(random() * 1e9)}` });
       running.push(c);
       return c;
     });
@@ -373,17 +373,17 @@ describe('PrimaryContender re-entrancy', () => {
   it('a stoppedActing listener may call stop(): the contender stops, releases, and does not start over', async () => {
     const clock = new VirtualClock();
     const kv = new MemoryKV({ clock });
-    const c = new PrimaryContender({ kv, namespace, utype: 'billing', clock, intervalMs: I, timeoutMs: T });
+    const c = new PrimaryContender({ store: kv, namespace, utype: 'billing', clock, intervalMs: I, timeoutMs: T });
     const states: string[] = [];
     c.on('stateChanged', ({ to }) => states.push(to));
     c.on('stoppedActing', () => void c.stop());
     c.start();
     await clock.advance(2 * I);
-    const id = c.uuid;
+    const id = c.id;
     await kv.delete(c.table.key('billing'));
     await clock.advance(I);
     expect(c.state).toBe('stopped');
-    expect(c.uuid).toBe(id);
+    expect(c.id).toBe(id);
     expect(states).toEqual(['seeking', 'claimed', 'acting', 'stopped']);
     expect(clock.pendingTimers).toBe(0);
   });

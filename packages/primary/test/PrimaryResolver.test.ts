@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryKV, Namespace } from '@roster/kv-adapter';
-import { VirtualClock } from '@roster/kv-adapter/testing';
+import { VirtualClock } from '@roster/testing';
 import { HeartbeatTable, PrimaryResolver, type PrimaryChange } from '../src/index.js';
 import { DelayedKV, prng } from './support/DelayedKV.js';
 
@@ -11,8 +11,8 @@ const namespace = new Namespace('shop', 'test');
 function setup() {
   const clock = new VirtualClock();
   const kv = new MemoryKV({ clock });
-  const table = new HeartbeatTable({ kv, namespace, timeoutMs: T });
-  const resolver = new PrimaryResolver({ kv, namespace, clock, intervalMs: I, timeoutMs: T });
+  const table = new HeartbeatTable({ store: kv, namespace, timeoutMs: T });
+  const resolver = new PrimaryResolver({ store: kv, namespace, clock, intervalMs: I, timeoutMs: T });
   return { clock, kv, table, resolver };
 }
 
@@ -37,7 +37,7 @@ describe('PrimaryResolver', () => {
     await clock.advance(I - 1);
     expect(changes).toHaveLength(1);
     await clock.advance(1);
-    expect(changes[1]).toMatchObject({ primary: { uuid: 'a', endpoint: 'a:1' }, previous: undefined });
+    expect(changes[1]).toMatchObject({ primary: { id: 'a', endpoint: 'a:1' }, previous: undefined });
 
     await table.updateHeartbeat('a', 'billing', { endpoint: 'a:1' }); // a heartbeat is no change
     await clock.advance(I);
@@ -48,7 +48,7 @@ describe('PrimaryResolver', () => {
     expect(changes[2]).toMatchObject({ primary: { endpoint: 'a:2' }, previous: { endpoint: 'a:1' } });
 
     await clock.advance(T + I); // no more heartbeats: expired
-    expect(changes[3]).toMatchObject({ primary: undefined, previous: { uuid: 'a' } });
+    expect(changes[3]).toMatchObject({ primary: undefined, previous: { id: 'a' } });
 
     unsubscribe();
     await clock.advance(0);
@@ -61,7 +61,7 @@ describe('PrimaryResolver', () => {
   it('a failed poll changes nothing and is passed to onError', async () => {
     const clock = new VirtualClock();
     const kv = new DelayedKV(new MemoryKV({ clock }), clock, 0, prng(3));
-    const resolver = new PrimaryResolver({ kv, namespace, clock, intervalMs: I, timeoutMs: T });
+    const resolver = new PrimaryResolver({ store: kv, namespace, clock, intervalMs: I, timeoutMs: T });
     const changes: PrimaryChange[] = [];
     const errors: unknown[] = [];
     const controller = new AbortController();
@@ -81,7 +81,7 @@ describe('PrimaryResolver', () => {
     const seen: (string | undefined)[] = [];
     const consumer = (async () => {
       for await (const change of resolver.changes('billing')) {
-        seen.push(change.primary?.uuid);
+        seen.push(change.primary?.id);
         if (seen.length === 3) break;
       }
     })();

@@ -3,14 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { decodeEntry, encodeEntry, encodeEntryTemplate, STAMP_TOKEN, type HeartbeatEntry } from '../src/entryCodec.js';
 
 const token = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).filter((s) => /^\S+$/u.test(s));
+/** A node id: the one rule for ids (`isValidId`). */
+const id = fc.array(fc.constantFrom(...'abcXYZ019._@-'), { minLength: 1, maxLength: 128 }).map((c) => c.join(''));
 const entry = fc.record(
   {
-    uuid: token,
+    id,
     utype: token,
     timestamp: fc.integer({ min: 0, max: 2 ** 52 }),
     endpoint: fc.string({ unit: 'binary', minLength: 1, maxLength: 200 }),
   },
-  { requiredKeys: ['uuid', 'utype', 'timestamp'] },
+  { requiredKeys: ['id', 'utype', 'timestamp'] },
 );
 
 describe('entry codec', () => {
@@ -38,11 +40,11 @@ describe('entry codec', () => {
   });
 
   it('ignores unknown fields (a newer writer), but not wrong known ones', () => {
-    expect(decodeEntry('{"uuid":"x","utype":"a","timestamp":5,"zone":"eu"}', 'a')).toEqual({
+    expect(decodeEntry('{"id":"x","utype":"a","timestamp":5,"zone":"eu"}', 'a')).toEqual({
       kind: 'entry',
-      entry: { uuid: 'x', utype: 'a', timestamp: 5 },
+      entry: { id: 'x', utype: 'a', timestamp: 5 },
     });
-    expect(decodeEntry('{"uuid":"x","utype":"a","timestamp":5,"endpoint":null}', 'a').kind).toBe('corrupt');
+    expect(decodeEntry('{"id":"x","utype":"a","timestamp":5,"endpoint":null}', 'a').kind).toBe('corrupt');
   });
 
   it('never throws on arbitrary input', () => {

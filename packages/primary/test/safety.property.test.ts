@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryKV, Namespace } from '@roster/kv-adapter';
-import { VirtualClock } from '@roster/kv-adapter/testing';
+import { VirtualClock } from '@roster/testing';
 import { PrimaryContender } from '../src/index.js';
 import { DelayedKV, prng } from './support/DelayedKV.js';
 import { DriftingClock } from './support/DriftingClock.js';
@@ -82,7 +82,7 @@ async function run(s: Scenario): Promise<Outcome> {
     views.push(kv);
     let incarnation = 0;
     return new PrimaryContender({
-      kv,
+      store: kv,
       namespace,
       utype: 'role',
       clock: new DriftingClock(base, plan.offset, plan.rate),
@@ -165,8 +165,8 @@ describe('safety under clock offset, drift within ±10 % and operation delays', 
       const base = new VirtualClock();
       const store = new MemoryKV({ clock: base });
       const slowView = new DelayedKV(store, base, 0, prng(1));
-      const slow = new PrimaryContender({ kv: slowView, namespace, utype: 'role', clock: new DriftingClock(base, 5e8, 1 - DRIFT), intervalMs: I, timeoutMs: T, generateId: () => 'slow' });
-      const fast = new PrimaryContender({ kv: store, namespace, utype: 'role', clock: new DriftingClock(base, -3e8, 1 + DRIFT), intervalMs: I, timeoutMs: T, generateId: () => 'fast' });
+      const slow = new PrimaryContender({ store: slowView, namespace, utype: 'role', clock: new DriftingClock(base, 5e8, 1 - DRIFT), intervalMs: I, timeoutMs: T, generateId: () => 'slow' });
+      const fast = new PrimaryContender({ store, namespace, utype: 'role', clock: new DriftingClock(base, -3e8, 1 + DRIFT), intervalMs: I, timeoutMs: T, generateId: () => 'fast' });
       const terms = recordTerms([slow, fast], base);
       slow.start();
       await base.advance(5 * I + phase);

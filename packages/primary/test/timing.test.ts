@@ -42,11 +42,11 @@ describe('timing parameters', () => {
   it('are validated up front by the contender and the resolver, as are utype and endpoint', () => {
     const kv = new MemoryKV();
     const namespace = new Namespace('c', 'e');
-    expect(configError(() => new PrimaryContender({ kv, namespace, utype: 'a', intervalMs: 10, timeoutMs: 20 })).field).toBe('timeoutMs');
-    expect(configError(() => new PrimaryResolver({ kv, namespace, intervalMs: 10, timeoutMs: 15 })).field).toBe('timeoutMs');
-    expect(configError(() => new PrimaryContender({ kv, namespace, utype: 'a b' })).field).toBe('utype');
-    expect(configError(() => new PrimaryContender({ kv, namespace, utype: '' })).field).toBe('utype');
-    expect(configError(() => new PrimaryContender({ kv, namespace, utype: 'a', endpoint: 'x'.repeat(1025) })).field).toBe('endpoint');
-    expect(configError(() => new PrimaryContender({ kv, namespace, utype: 'a', generateId: () => 'not an id' })).field).toBe('generateId');
+    expect(configError(() => new PrimaryContender({ store: kv, namespace, utype: 'a', intervalMs: 10, timeoutMs: 20 })).field).toBe('timeoutMs');
+    expect(configError(() => new PrimaryResolver({ store: kv, namespace, intervalMs: 10, timeoutMs: 15 })).field).toBe('timeoutMs');
+    expect(configError(() => new PrimaryContender({ store: kv, namespace, utype: 'a b' })).field).toBe('utype');
+    expect(configError(() => new PrimaryContender({ store: kv, namespace, utype: '' })).field).toBe('utype');
+    expect(configError(() => new PrimaryContender({ store: kv, namespace, utype: 'a', endpoint: 'x'.repeat(1025) })).field).toBe('endpoint');
+    expect(configError(() => new PrimaryContender({ store: kv, namespace, utype: 'a', generateId: () => 'not an id' })).field).toBe('generateId');
   });
 });

@@ -14,6 +14,20 @@ describe('source mutants', () => {
     for (const m of mutants) expect(patchProblem(m, readFileSync(`${root}${m.file}`, 'utf8')), m.name).toBeUndefined();
   });
 
+  it("docs/testing.md's table lists every mutant of mutants.json, with the test file that kills it", () => {
+    const mutants = parseMutants(readFileSync(`${root}packages/sim/mutants.json`, 'utf8'));
+    const doc = readFileSync(`${root}docs/testing.md`, 'utf8');
+    const table = doc.slice(doc.indexOf('| source mutant |'));
+    const rows = new Map([...table.matchAll(/^\| `([^`]+)` \| .+ \| `([^`]+)` \|$/gm)].map((m) => [m[1]!, m[2]!]));
+    expect([...rows.keys()].sort()).toEqual(mutants.map((m) => m.name).sort());
+    for (const m of mutants) {
+      // The spec file the command runs (`test/broadcast.test.ts`, or a root test's own name).
+      const file = m.test.split(' ').find((word) => /\.test\.ts$/.test(word));
+      expect(file, m.name).toBeDefined();
+      expect(rows.get(m.name)?.endsWith(file!), `${m.name}: killed by ${file}, the table says ${rows.get(m.name)}`).toBe(true);
+    }
+  });
+
   it('a patch replaces the one occurrence of its text', () => {
     expect(applyMutant(mutant, 'if (a < b) return;')).toBe('if (a <= b) return;');
   });

@@ -4,7 +4,7 @@
  * (SIGKILL, SIGSTOP/SIGCONT, SIGTERM, a new node) and read the lines that follow.
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { waitFor } from '@roster/kv-adapter/testing';
+import { waitFor } from '@roster/testing';
 import { isRunning, kill, spawnTracked, terminate, type Tracked } from '../infra/processes.js';
 import type { NodeLine, System } from '../systems/System.js';
 

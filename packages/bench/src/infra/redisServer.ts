@@ -1,13 +1,14 @@
 /**
- * Real `redis-server` processes for the bench: one server, or a Redis Cluster (kv-adapter's
- * `LocalRedisCluster`). Loopback only, no persistence, temp working directories.
+ * Real `redis-server` processes for the bench: one server (`LocalRedis`), a Redis Cluster
+ * (`LocalRedisCluster`) or a Sentinel deployment (`LocalRedisSentinel`), all @roster/testing's local
+ * servers on its one process fixture, as in the tests and the demo. Loopback only, no persistence,
+ * temp working directories.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { LOOPBACK_HOST as HOST, LocalRedisCluster, LocalRedisSentinel, freeLoopbackPort, redisCommand, waitFor, type LocalRedisShard } from '@roster/kv-adapter/testing';
+import { LocalRedis, LocalRedisCluster, LocalRedisSentinel, type LocalRedisShard } from '@roster/testing';
 import { redisServerBinary } from './binaries.js';
-import { onSignalCleanup, spawnTracked, terminate, type Tracked } from './processes.js';
-import { tempDir } from './tempDir.js';
+import { onSignalCleanup } from './processes.js';
 
 const run = promisify(execFile);
 
@@ -32,34 +33,26 @@ export interface RedisClusterServers {
 }
 
 /**
- * Starts one redis-server on a free loopback port. It runs as a tracked process of the bench
- * (like etcd and the contenders), not as a cluster of one, since the bench measures a plain server.
+ * Starts one redis-server on a free loopback port (`LocalRedis`), not as a cluster of one, since
+ * the bench measures a plain server. A Ctrl-C of the bench stops it too.
  */
 export async function startRedisServer(): Promise<RedisServer> {
-  const dir = await tempDir('roster-bench-redis-');
+  let server: LocalRedis;
   try {
-    const port = await freeLoopbackPort();
-    const args = ['--port', String(port), '--bind', HOST, '--dir', dir.path, '--save', '', '--appendonly', 'no', '--daemonize', 'no', ...MAX_CLIENTS];
-    const proc: Tracked = spawnTracked(redisServerBinary(), args);
-    try {
-      await waitFor(async () => (await redisCommand(port, ['PING'], { timeoutMs: 500 })) === 'PONG', { timeoutMs: 10_000, what: `redis-server on port ${port}` });
-    } catch (error) {
-      await terminate(proc);
-      throw new Error(`bench: ${(error as Error).message}\n${proc.stderrTail()}`);
-    }
-    return {
-      host: HOST,
-      port,
-      url: `redis://${HOST}:${port}`,
-      async stop() {
-        await terminate(proc);
-        await dir.remove();
-      },
-    };
+    server = await LocalRedis.start({ binary: redisServerBinary(), args: MAX_CLIENTS });
   } catch (error) {
-    await dir.remove();
-    throw error;
+    throw new Error(`bench: ${(error as Error).message}`);
   }
+  const unregister = onSignalCleanup(() => server.stop());
+  return {
+    host: server.host,
+    port: server.port,
+    url: server.url,
+    async stop() {
+      unregister();
+      await server.stop();
+    },
+  };
 }
 
 /** Starts a Redis Cluster of `n` masters (no replicas, `cluster-require-full-coverage no`). */

@@ -1,6 +1,6 @@
 /** Redis's own counters, summed over the servers of a store: what the store did, not what a client believes. */
 import { Redis } from 'ioredis';
-import { LOOPBACK_HOST as HOST } from '@roster/kv-adapter/testing';
+import { LOOPBACK_HOST as HOST } from '@roster/testing';
 
 /** A reading of the counters. */
 export interface RedisCounters {

@@ -101,11 +101,11 @@ interface Proc {
  */
 export const STANDBYS = 3;
 
-function startWorker(options: ScaleRunOptions, c: ScaleCase, key: string, prefix: string, count: number, reportEvery: number, niced = true, traceOps = false): Proc {
+function startWorker(options: ScaleRunOptions, c: ScaleCase, group: string, prefix: string, count: number, reportEvery: number, niced = true, traceOps = false): Proc {
   const proc: Proc = { tracked: undefined as unknown as Tracked, count, leaderLines: [], roleLines: [], opLines: [] };
   const tracked = spawnTracked(process.execPath, [
     builtScript('scale/scaleWorker.js'),
-    '--url', options.url, '--key', key, '--prefix', prefix, '--count', String(count),
+    '--url', options.url, '--group', group, '--prefix', prefix, '--count', String(count),
     '--interval', String(c.intervalMs), '--timeout', String(c.timeoutMs), '--report-every', String(reportEvery),
     ...(traceOps ? ['--trace-ops'] : []),
   ], {
@@ -140,7 +140,7 @@ async function waitFor(check: () => boolean, limitMs: number, everyMs = 50): Pro
 
 /** Runs one case; never throws (a failure is recorded in `error`). */
 export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progress: Progress): Promise<ScaleResult> {
-  const key = `scale-${c.store}-${c.members}-${Date.now()}`;
+  const group = `scale-${c.store}-${c.members}-${Date.now()}`;
   const reportEvery = Math.max(100, Math.min(250, c.intervalMs));
   const procs: Proc[] = [];
   const standbys = Math.min(STANDBYS, c.members - 1);
@@ -148,18 +148,18 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
   const base = { ...c, workers: nWorkers, convergeLimitMs: options.convergeLimitMs, windowMs: options.windowMs };
   const empty = { convergeMs: null, commandsPerMemberInterval: Number.NaN, sentByOperation: {}, redisCallsPerMemberInterval: Number.NaN, lagP99Ms: Number.NaN, commandsByName: {}, bytesOutPerMemberInterval: Number.NaN, bytesInPerMemberInterval: Number.NaN, bytesOutPerSecond: Number.NaN, leaderCpuPercent: Number.NaN, leaderCpuUsPerMemberInterval: Number.NaN, failoverMs: null, allFollowMs: null, unforcedElections: 0 };
   try {
-    const leader = startWorker(options, c, key, 'lead0', 1, reportEvery, false);
+    const leader = startWorker(options, c, group, 'lead0', 1, reportEvery, false);
     procs.push(leader);
     if (!(await waitFor(() => leader.last?.leading.length === 1, 10 * c.timeoutMs + 20_000))) throw new Error('the leader process never led');
     const leaderId = leader.last!.leading[0]!;
     const spawnedAt = Date.now();
     // Their store operations are traced: a failover that misses its bound is theirs to explain.
-    procs.push(startWorker(options, c, key, 'lead1', standbys, reportEvery, false, true));
+    procs.push(startWorker(options, c, group, 'lead1', standbys, reportEvery, false, true));
     let left = c.members - 1 - standbys;
     for (let w = 0; left > 0; w++) {
       const count = Math.min(options.perWorker, left);
       left -= count;
-      procs.push(startWorker(options, c, key, `w${String(w).padStart(4, '0')}`, count, reportEvery));
+      procs.push(startWorker(options, c, group, `w${String(w).padStart(4, '0')}`, count, reportEvery));
     }
     const converged = (leaderOf: string, n: number, among: readonly Proc[]): boolean =>
       among.every((p) => p.last !== undefined && p.last.started === p.count && p.last.following[leaderOf] === p.count && p.last.minMembers === n && p.last.maxMembers === n);

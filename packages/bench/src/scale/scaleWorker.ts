@@ -7,7 +7,7 @@
  * operation of those three on a key other than their id key as it ends (`"event":"op"`).
  * SIGTERM, SIGINT or a closed stdin stop every node gracefully, then it prints `stopped`.
  *
- * `--url URL --key K --prefix P --count N --interval MS --timeout MS [--report-every MS] [--trace-ops]`
+ * `--url URL --group G --prefix P --count N --interval MS --timeout MS [--report-every MS] [--trace-ops]`
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -75,7 +75,7 @@ function counted(kv: KV, sent: Record<string, number>): KV {
 const { values } = parseArgs({
   options: {
     url: { type: 'string' },
-    key: { type: 'string' },
+    group: { type: 'string' },
     prefix: { type: 'string' },
     count: { type: 'string' },
     interval: { type: 'string' },
@@ -105,7 +105,7 @@ const TRACED = 3;
 for (let i = 0; i < count; i++) {
   // Ids of one width whatever N, so that the bytes per member compare across N.
   const id = `${values.prefix}-${String(i).padStart(5, '0')}`;
-  nodes.push(createNode({ kv: i < TRACED && values['trace-ops'] ? traced(kv, id) : kv, cluster: values.key!, env: 'bench', id, intervalMs: Number(values.interval), timeoutMs: Number(values.timeout), listCache, logger }));
+  nodes.push(createNode({ store: i < TRACED && values['trace-ops'] ? traced(kv, id) : kv, group: values.group!, env: 'bench', id, intervalMs: Number(values.interval), timeoutMs: Number(values.timeout), listCache, logger }));
 }
 
 /** `kv` with each operation on a key other than the node's id key printed as it ends: `{"event":"op"}`. */

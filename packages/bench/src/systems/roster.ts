@@ -8,8 +8,8 @@ import { jsonLine, type NodeLine, type System } from './System.js';
 /** Options of {@link rosterSystem}. */
 export interface RosterSystemOptions {
   readonly storeUrl: string;
-  /** The cluster key; every group gets its own. */
-  readonly key: string;
+  /** The group (`--group`); every system gets its own. */
+  readonly group: string;
   readonly intervalMs: number;
   readonly timeoutMs: number;
   /** The store's kind, when it is not one redis-server: names the system (`roster-sentinel-100-500`, `roster-etcd-100-500`). */
@@ -49,7 +49,7 @@ export function rosterSystem(options: RosterSystemOptions): System {
     reportsMembers: true,
     command: (name) => ({
       file: process.execPath,
-      args: [cli, 'node', '--store', options.storeUrl, '--key', options.key, '--env', 'bench', '--id', name, '--interval', String(i), '--timeout', String(t), '--json'],
+      args: [cli, 'node', '--store', options.storeUrl, '--group', options.group, '--env', 'bench', '--id', name, '--interval', String(i), '--timeout', String(t), '--json'],
     }),
     parse: parseRosterLine,
   };

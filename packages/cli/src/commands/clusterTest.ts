@@ -1,6 +1,7 @@
 import { createCluster, ClusterLeftError, type Cluster, type ClusterOptions, type RebalanceUpdate } from '@roster/cluster';
 import { randomUUID } from 'node:crypto';
-import { LevelLogger, Namespace, silentLogger, type KV, type Logger, type LogLevel } from '@roster/kv-adapter';
+import { Namespace, silentLogger, type KV, type Logger, type LogLevel } from '@roster/kv-adapter';
+import { LevelLogger } from '@roster/kv-adapter/internal';
 import { CliError, ExitCode } from '../CliError.js';
 import { configProblem, NODE_TIMING, nodeTiming, type Timing } from '../internal/configProblems.js';
 import { connectStore } from '../internal/connectStore.js';
@@ -19,26 +20,25 @@ const NAME = 'cluster-test';
 export const CLUSTER_TEST_FLAGS = defineFlags(NAME, {
   help: helpFlag({ preferShort: true }),
   verbose: flag.boolean('verbose', { short: 'v', preferShort: true, help: 'Be more verbose' }),
-  key: flag.string('key', { short: 'k', preferShort: true, placeholder: 'KEY', help: 'Set the cluster key to KEY', defaultText: 'cluster-test', fields: ['key', 'cluster'] }),
-  env: flag.string('env', { short: 'e', preferShort: true, placeholder: 'ENV', help: 'Set the cluster environment to ENV', defaultText: 'production' }),
-  instance: flag.string('instance', {
+  group: flag.string('group', { short: 'k', preferShort: true, placeholder: 'GROUP', help: "Set the group (libcluster's cluster key) to GROUP", defaultText: 'cluster-test' }),
+  env: flag.string('env', { short: 'e', preferShort: true, placeholder: 'ENV', help: 'Set the environment to ENV', defaultText: 'production' }),
+  id: flag.string('id', {
     short: 'i',
     preferShort: true,
     placeholder: 'ID',
-    help: 'Set the instance identifier to ID',
+    help: "Set this instance's id (libcluster's instance identifier) to ID",
     defaultText: 'a fresh UUID',
-    fields: ['instanceId'],
   }),
   threads: flag.integer('threads', { short: 'n', preferShort: true, placeholder: 'COUNT', help: 'Set the number of threads to COUNT', defaultValue: 1 }),
-  registry: flag.string('registry', {
+  store: flag.string('store', {
     short: 'r',
     preferShort: true,
-    placeholder: 'URI',
+    placeholder: 'URL',
     env: STORE_URL_ENV,
-    help: 'Set the cluster registry URI: a store URL of one of the forms below',
+    help: "Set the store (libcluster's registry) to URL: a store URL of one of the forms below",
     docs: '([forms](#store-urls))',
   }),
-  storeFile: flag.string('store-file', { placeholder: 'PATH', help: 'Read the registry URI from the file PATH (trimmed), e.g. a mounted secret' }),
+  storeFile: flag.string('store-file', { placeholder: 'PATH', help: 'Read the store URL from the file PATH (trimmed), e.g. a mounted secret' }),
   intervalMs: flag.integer('interval', { placeholder: 'MS', unit: 'milliseconds', help: "Roster's period I in milliseconds", defaultText: String(NODE_TIMING.intervalMs) }),
   timeoutMs: flag.integer('timeout', { placeholder: 'MS', unit: 'milliseconds', help: "Roster's timeout T in milliseconds", defaultText: '5 × --interval' }),
   ...tlsFlags('-r'),
@@ -60,17 +60,17 @@ const n = (key: keyof typeof F.flags): string => F.name(key);
 const HELP = `Usage: cluster-test [OPTIONS]
 
 OPTIONS are one or more of:
-${F.helpLines(['help', 'verbose', 'key', 'env', 'instance', 'threads'], LAYOUT)}
+${F.helpLines(['help', 'verbose', 'group', 'env', 'id', 'threads'], LAYOUT)}
  Registry-based (dynamic) clustering:
-${F.helpLines(['registry', 'storeFile'], LAYOUT)}
-${helpItem(STORE_PASSWORD_ENV, 'The password, for a registry URI that has none', LAYOUT)}
+${F.helpLines(['store', 'storeFile'], LAYOUT)}
+${helpItem(STORE_PASSWORD_ENV, 'The password, for a store URL that has none', LAYOUT)}
 ${F.helpLines(['intervalMs', 'timeoutMs'], LAYOUT)}
  Static clustering:
 ${F.helpLines(['index', 'total'], LAYOUT)}
 
 cluster-test joins the cluster, prints every re-balance, and sleeps until terminated; on Ctrl-C
-(SIGINT) or SIGTERM it leaves the cluster and exits 0. Give ${n('registry')} (or ${n('storeFile')}, or
-${STORE_URL_ENV}), or ${n('index')} and/or ${n('total')}, not both; the registry URI comes from ${n('registry')}, else
+(SIGINT) or SIGTERM it leaves the cluster and exits 0. Give ${n('store')} (or ${n('storeFile')}, or
+${STORE_URL_ENV}), or ${n('index')} and/or ${n('total')}, not both; the store URL comes from ${n('store')}, else
 ${n('storeFile')}, else ${STORE_URL_ENV}.
 
 ${storeFormsHelp()}
@@ -78,12 +78,12 @@ ${storeFormsHelp()}
 ${tlsHeading()}
 ${F.helpLines(TLS_KEYS, LAYOUT)}
 
-Exit codes: 0 left after a signal; 2 bad arguments or configuration, or the registry unreachable;
+Exit codes: 0 left after a signal; 2 bad arguments or configuration, or the store unreachable;
 1 an unexpected error; 130/143 a second SIGINT/SIGTERM cut the leave short.
 
 Examples:
-  cluster-test ${n('verbose')} ${n('key')} mycluster ${n('env')} dev ${n('registry')} redis://127.0.0.1:6379
-  cluster-test ${n('instance')} node1 ${n('threads')} 2 ${n('registry')} etcd://127.0.0.1:2379
+  cluster-test ${n('verbose')} ${n('group')} crawler ${n('env')} dev ${n('store')} redis://127.0.0.1:6379
+  cluster-test ${n('id')} node1 ${n('threads')} 2 ${n('store')} etcd://127.0.0.1:2379
   cluster-test ${n('threads')} 2 ${n('index')} 4 ${n('total')} 8
 `;
 
@@ -123,17 +123,17 @@ async function clusterTest(args: readonly string[], io: CliIO): Promise<number> 
   }
   const isStatic = values.index !== undefined || values.total !== undefined;
   // ROSTER_STORE_URL is the last resort: static clustering (-I/-T) ignores it.
-  const registryGiven = parsed.source('registry').kind === 'flag' || values.storeFile !== undefined;
-  if (isStatic && registryGiven) {
-    throw problem(NAME, `give either ${n('registry')} URI (dynamic clustering) or ${n('index')}/${n('total')} (static clustering), not both`);
+  const storeGiven = parsed.source('store').kind === 'flag' || values.storeFile !== undefined;
+  if (isStatic && storeGiven) {
+    throw problem(NAME, `give either ${n('store')} URL (dynamic clustering) or ${n('index')}/${n('total')} (static clustering), not both`);
   }
   const source = isStatic
     ? undefined
-    : resolveStoreUrl(NAME, { url: values.registry, source: parsed.source('registry'), file: values.storeFile, flag: n('registry'), noun: 'registry URI' }, io.env);
+    : resolveStoreUrl(NAME, { url: values.store, source: parsed.source('store'), file: values.storeFile, flag: n('store') }, io.env);
   if (!isStatic && source === undefined) {
     throw problem(
       NAME,
-      `give ${n('registry')} URI (dynamic clustering, e.g. ${n('registry')} redis://127.0.0.1:6379; or ${n('storeFile')} PATH, or ${STORE_URL_ENV} in the environment) or ${n('index')} INDEX ${n('total')} COUNT (static clustering)`,
+      `give ${n('store')} URL (dynamic clustering, e.g. ${n('store')} redis://127.0.0.1:6379; or ${n('storeFile')} PATH, or ${STORE_URL_ENV} in the environment) or ${n('index')} INDEX ${n('total')} COUNT (static clustering)`,
     );
   }
   const timing = nodeTiming(parsed, { interval: 'intervalMs', timeout: 'timeoutMs' });
@@ -141,21 +141,21 @@ async function clusterTest(args: readonly string[], io: CliIO): Promise<number> 
   const out = (line: string): void => void io.stdout.write(`${line}\n`);
   const logger = values.verbose ? new LibclusterLogger(io.stderr, new SecretScrubber(source?.secrets ?? [])) : silentLogger;
   const tls = isStatic ? undefined : tlsOptions(parsed);
-  // With TLS the registry is connected (and its ACL permissions probed) here, then handed over.
-  let registry: string | KV | undefined = source?.url;
+  // With TLS the store is connected (and its ACL permissions probed) here, then handed over.
+  let store: string | KV | undefined = source?.url;
   let owned: KV | undefined;
   if (tls !== undefined && source !== undefined) {
     let probeKey: string;
     try {
-      probeKey = new Namespace(values.key ?? 'cluster-test', values.env ?? 'production').key(`probe/${randomUUID()}`);
+      probeKey = new Namespace(values.group ?? 'cluster-test', values.env ?? 'production').key(`probe/${randomUUID()}`);
     } catch (error) {
       throw explain(error);
     }
     owned = await connectStore({ command: NAME, url: source.url, where: source.where, tls, logger, probeKey, configProblem: explain });
-    registry = owned;
+    store = owned;
   }
   try {
-    return await runCluster(parsed, { isStatic, registry, source, logger, timing }, io, out);
+    return await runCluster(parsed, { isStatic, store, source, logger, timing }, io, out);
   } finally {
     await owned?.close();
   }
@@ -163,7 +163,7 @@ async function clusterTest(args: readonly string[], io: CliIO): Promise<number> 
 
 interface ClusterSettings {
   readonly isStatic: boolean;
-  readonly registry: string | KV | undefined;
+  readonly store: string | KV | undefined;
   readonly source: ResolvedStoreUrl | undefined;
   readonly logger: Logger;
   readonly timing: Timing;
@@ -171,20 +171,20 @@ interface ClusterSettings {
 
 async function runCluster(
   parsed: ParsedFlags<typeof F.flags>,
-  { isStatic, registry, source, logger, timing }: ClusterSettings,
+  { isStatic, store, source, logger, timing }: ClusterSettings,
   io: CliIO,
   out: (line: string) => void,
 ): Promise<number> {
   const { values } = parsed;
   const options: ClusterOptions = {
-    key: values.key ?? 'cluster-test',
+    group: values.group ?? 'cluster-test',
     env: values.env ?? 'production',
     threads: values.threads,
-    ...(values.instance !== undefined && { instanceId: values.instance }),
+    ...(values.id !== undefined && { id: values.id }),
     ...(isStatic
       ? { static: { index: values.index ?? 0, total: values.total ?? (values.index ?? 0) + values.threads } }
       : {
-          registry: registry!,
+          store: store!,
           ...(values.intervalMs !== undefined && { intervalMs: values.intervalMs }),
           ...(values.timeoutMs !== undefined && { timeoutMs: values.timeoutMs }),
         }),
@@ -210,9 +210,9 @@ async function sleepUntilTerminated(cluster: Cluster, io: CliIO, out: (line: str
       () => true,
       (error: unknown) => {
         if (stop.signal.aborted || ClusterLeftError.is(error)) return false;
-        throw problem(NAME, `could not join cluster ${cluster.key}/${cluster.env}`, {
+        throw problem(NAME, `could not join cluster ${cluster.group}/${cluster.env}`, {
           detail: error instanceof Error ? error.message : String(error),
-          ...(source && { where: `registry URI from ${source.where}` }),
+          ...(source && { where: `store URL from ${source.where}` }),
           cause: error,
         });
       },

@@ -2,9 +2,9 @@ import { runNode } from '../node/runNode.js';
 import {
   connectTimeoutFlag,
   envFlag,
+  groupFlag,
   intervalFlag,
   jsonFlag,
-  keyFlag,
   logFormatFlag,
   storeFileFlag,
   storeFlag,
@@ -25,7 +25,7 @@ const NAME = 'roster node';
 export const NODE_FLAGS = defineFlags(NAME, {
   store: storeFlag(),
   storeFile: storeFileFlag(),
-  cluster: keyFlag('billing'),
+  group: groupFlag('billing'),
   env: envFlag(),
   id: flag.string('id', { placeholder: 'ID', help: "this node's id: 1-128 of A-Z a-z 0-9 . _ @ -", defaultText: 'a fresh UUID without dashes' }),
   intervalMs: intervalFlag('the protocol period I in milliseconds', NODE_TIMING.intervalMs),
@@ -57,17 +57,17 @@ const F = NODE_FLAGS;
 const f = (key: keyof typeof F.flags): string => F.syntax(key);
 const n = (key: keyof typeof F.flags): string => F.name(key);
 
-const HELP = `Usage: roster node [${f('store')} | ${f('storeFile')}] ${f('cluster')} ${f('env')} [options]
+const HELP = `Usage: roster node [${f('store')} | ${f('storeFile')}] ${f('group')} ${f('env')} [options]
 
 ${wrap(
-  `Runs one Roster node: joins the cluster KEY of environment ENV on a key-value store (${STORE_KINDS}), takes part in leader election, and prints the role, leader and member changes it sees until stopped with Ctrl-C (SIGINT) or SIGTERM, which make it leave gracefully. SIGUSR2 makes a leader resign: another node takes over at once, and this one stays a member.`,
+  `Runs one Roster node: joins the group GROUP of environment ENV on a key-value store (${STORE_KINDS}), takes part in leader election, and prints the role, leader and member changes it sees until stopped with Ctrl-C (SIGINT) or SIGTERM, which make it leave gracefully. SIGUSR2 makes a leader resign: another node takes over at once, and this one stays a member.`,
   96,
 ).join('\n')}
 
 ${storeHelp(F, ['store', 'storeFile'])}
 
 Required:
-${F.helpLines(['cluster', 'env'])}
+${F.helpLines(['group', 'env'])}
 
 Options:
 ${F.helpLines(['id', 'intervalMs', 'timeoutMs', 'renewDeadlineMs', 'connectTimeoutMs', 'json', 'statusPort', 'statusHost', 'verbose', 'logFormat', 'help'])}
@@ -82,13 +82,13 @@ Exit codes:
   1  an unexpected error; 130/143 a second SIGINT/SIGTERM cut the graceful stop short
 
 Examples:
-  roster node ${n('store')} redis://127.0.0.1:6379 ${n('cluster')} billing ${n('env')} dev
-  roster node ${n('store')} redis://127.0.0.1:6379 ${n('cluster')} billing ${n('env')} dev ${n('id')} web-1 ${n('json')}
-  roster node ${n('store')} 10.0.0.1:7000,10.0.0.2:7000 ${n('cluster')} billing ${n('env')} prod ${n('intervalMs')} 500 ${n('timeoutMs')} 3000
-  roster node ${n('store')} postgres://roster@db.internal/app ${n('cluster')} billing ${n('env')} dev ${n('statusPort')} 8080
-  ROSTER_STORE_URL=etcd://10.0.0.5:2379 roster node ${n('cluster')} billing ${n('env')} prod
-  ROSTER_STORE_URL=redis://10.0.0.5:6379 ROSTER_STORE_PASSWORD=... roster node ${n('cluster')} billing ${n('env')} prod
-  roster node ${n('storeFile')} /run/secrets/roster-store ${n('cluster')} billing ${n('env')} prod ${n('logFormat')} json
+  roster node ${n('store')} redis://127.0.0.1:6379 ${n('group')} billing ${n('env')} dev
+  roster node ${n('store')} redis://127.0.0.1:6379 ${n('group')} billing ${n('env')} dev ${n('id')} web-1 ${n('json')}
+  roster node ${n('store')} 10.0.0.1:7000,10.0.0.2:7000 ${n('group')} billing ${n('env')} prod ${n('intervalMs')} 500 ${n('timeoutMs')} 3000
+  roster node ${n('store')} postgres://roster@db.internal/app ${n('group')} billing ${n('env')} dev ${n('statusPort')} 8080
+  ROSTER_STORE_URL=etcd://10.0.0.5:2379 roster node ${n('group')} billing ${n('env')} prod
+  ROSTER_STORE_URL=redis://10.0.0.5:6379 ROSTER_STORE_PASSWORD=... roster node ${n('group')} billing ${n('env')} prod
+  roster node ${n('storeFile')} /run/secrets/roster-store ${n('group')} billing ${n('env')} prod ${n('logFormat')} json
 `;
 
 /** `roster node`: one node as a process. */
@@ -105,7 +105,7 @@ export const nodeCommand: Command = {
     return runNode(
       {
         store,
-        cluster: values.cluster,
+        group: values.group,
         env: values.env,
         json: values.json,
         logFormat: values.logFormat,

@@ -2,9 +2,9 @@ import { ExitCode } from '../CliError.js';
 import {
   connectTimeoutFlag,
   envFlag,
+  groupFlag,
   intervalFlag,
   jsonFlag,
-  keyFlag,
   logFormatFlag,
   storeFileFlag,
   storeFlag,
@@ -31,7 +31,7 @@ export const PRIMARY_TIMING = Object.freeze({ intervalMs: 1000, timeoutMs: 5000 
 const shared = {
   store: storeFlag(),
   storeFile: storeFileFlag(),
-  cluster: keyFlag('shop'),
+  group: groupFlag('shop'),
   env: envFlag(),
   utype: flag.string('type', { placeholder: 'TYPE', help: 'the role type: 1-128 characters without whitespace, e.g. billing', required: { example: 'billing' } }),
   connectTimeoutMs: connectTimeoutFlag('how long to wait for the store (and, for get, for its read)'),
@@ -45,7 +45,7 @@ export const PRIMARY_RUN_FLAGS = defineFlags(`${NAME} run`, {
   endpoint: flag.string('endpoint', { placeholder: 'ADDR', help: 'where this instance listens (1 to 1024 characters), published for get and resolvers' }),
   id: flag.string('id', {
     placeholder: 'ID',
-    help: "this instance's id: 1-128 characters without whitespace; after a loss it starts over as ID-2, ID-3, ...",
+    help: "this instance's id: 1-128 of A-Z a-z 0-9 . _ @ -; after a loss it starts over as ID-2, ID-3, ...",
     defaultText: 'a fresh UUID without dashes',
     fields: ['generateId'],
   }),
@@ -70,7 +70,7 @@ const RUN = PRIMARY_RUN_FLAGS;
 const GET = PRIMARY_GET_FLAGS;
 const f = (key: keyof typeof RUN.flags): string => RUN.syntax(key);
 const n = (key: keyof typeof RUN.flags): string => RUN.name(key);
-const store = `[${f('store')} | ${f('storeFile')}] ${f('cluster')} ${f('env')} ${f('utype')}`;
+const store = `[${f('store')} | ${f('storeFile')}] ${f('group')} ${f('env')} ${f('utype')}`;
 
 const HELP = `Usage: roster primary run ${store} [options]
        roster primary get ${store} [${GET.name('timeoutMs')} MS] [${GET.name('json')}]
@@ -88,7 +88,7 @@ a type to the endpoint it published. See docs/primary.md.
 ${storeHelp(RUN, ['store', 'storeFile'])}
 
 Required:
-${RUN.helpLines(['cluster', 'env', 'utype'])}
+${RUN.helpLines(['group', 'env', 'utype'])}
 
 Options of run:
 ${RUN.helpLines(['endpoint', 'id', 'intervalMs', 'timeoutMs', 'exitOnLoss', 'json', 'verbose', 'logFormat'])}
@@ -110,11 +110,11 @@ Exit codes:
   1  an unexpected error; 130/143 a second SIGINT/SIGTERM cut the graceful stop short
 
 Examples:
-  roster primary run ${n('store')} redis://127.0.0.1:6379 ${n('cluster')} shop ${n('env')} dev ${n('utype')} billing \\
+  roster primary run ${n('store')} redis://127.0.0.1:6379 ${n('group')} shop ${n('env')} dev ${n('utype')} billing \\
     ${n('endpoint')} 10.0.0.7:8080
-  roster primary run ${n('store')} redis://127.0.0.1:6379 ${n('cluster')} shop ${n('env')} dev ${n('utype')} billing \\
+  roster primary run ${n('store')} redis://127.0.0.1:6379 ${n('group')} shop ${n('env')} dev ${n('utype')} billing \\
     ${n('id')} "$HOSTNAME" ${n('intervalMs')} 500 ${n('timeoutMs')} 2500 ${n('exitOnLoss')} ${n('json')}
-  roster primary get ${n('store')} postgres://roster@db.internal/app ${n('cluster')} shop ${n('env')} dev ${n('utype')} billing
+  roster primary get ${n('store')} postgres://roster@db.internal/app ${n('group')} shop ${n('env')} dev ${n('utype')} billing
 `;
 
 /** The options table of docs/cli.md for `roster primary`: both subcommands, a flag only one takes marked so. */
@@ -184,7 +184,7 @@ function storeOptions(
   const tls = tlsOptions(parsed);
   return {
     store,
-    cluster: values.cluster,
+    group: values.group,
     env: values.env,
     utype: values.utype,
     ...(values.timeoutMs !== undefined && { timeoutMs: values.timeoutMs }),

@@ -1,4 +1,5 @@
-import { LevelLogger, type Logger, type LogLevel } from '@roster/kv-adapter';
+import { type Logger, type LogLevel } from '@roster/kv-adapter';
+import { LevelLogger } from '@roster/kv-adapter/internal';
 import type { Logger as Pino } from 'pino';
 import { PINO_LEVELS, type SidecarLevel } from './logFormat.js';
 import { createSidecarPino, type LineSink, type SidecarPinoOptions } from './sidecarPino.js';

@@ -22,16 +22,16 @@ export function storeFileFlag(): Flag<string | undefined> {
   return flag.string('store-file', { placeholder: 'PATH', help: 'read the store URL from the file PATH (trimmed), e.g. a mounted secret' });
 }
 
-/** `--key KEY`: the cluster key, the first part of every key's namespace. */
-export function keyFlag(example: string): Flag<string> {
-  return flag.string('key', { placeholder: 'KEY', help: 'the cluster key, e.g. the application name', required: { example }, fields: ['cluster'] });
+/** `--group GROUP`: the group, the first part of every key's namespace. */
+export function groupFlag(example: string): Flag<string> {
+  return flag.string('group', { placeholder: 'GROUP', help: 'the group: the nodes that elect one leader among them, e.g. the application name', required: { example } });
 }
 
 /** `--env ENV`. */
 export function envFlag(): Flag<string> {
   return flag.string('env', {
     placeholder: 'ENV',
-    help: 'the environment, e.g. production; clusters of different ones never meet',
+    help: 'the environment, e.g. production; groups of different ones never meet',
     required: { example: 'production' },
   });
 }

@@ -60,7 +60,7 @@ export function nodeTiming<F extends FlagMap>(
  * - a timing rule (T > 2I, I < R < T − I) broken: what the flags given leave, and which to change,
  *   also when the value at fault was derived (`--timeout 2001 with --interval 1000 leaves no valid
  *   default --renew-deadline (…): raise --timeout to at least 2002`);
- * - a field a flag sets, given by the user: `invalid --key: <the library's message>`;
+ * - a field a flag sets, given by the user: `invalid --group: <the library's message>`;
  * - a field a flag sets, left at its default: `invalid default --timeout: <the library's message>`;
  * - any other field: `invalid configuration: <the library's message>`.
  *

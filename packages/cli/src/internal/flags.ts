@@ -202,7 +202,7 @@ function booleanFlag(name: string, options: FlagOptions): Flag<boolean> {
  * whose value type says whether it can be absent (`required` or a `defaultValue` make it present).
  */
 export const flag = {
-  /** Free text; `required: { example }` makes it required (`missing --key (e.g. --key billing)`). */
+  /** Free text; `required: { example }` makes it required (`missing --group (e.g. --group billing)`). */
   string: stringFlag,
   /** A whole number within `min`..`max`. */
   integer: integerFlag,

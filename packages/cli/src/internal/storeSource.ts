@@ -27,7 +27,7 @@ export interface ResolvedStoreUrl {
 
 /** What a command was given for its store. */
 export interface StoreUrlInput {
-  /** The store flag's value (`--store URL`, `-r URI`), or `ROSTER_STORE_URL`'s (see `source`). */
+  /** The store flag's value (`--store URL`, `-r URL`), or `ROSTER_STORE_URL`'s (see `source`). */
   readonly url?: string | undefined;
   /** Where `url` came from: the flag or the environment. @defaultValue the flag */
   readonly source?: ValueSource;
@@ -35,8 +35,6 @@ export interface StoreUrlInput {
   readonly file?: string | undefined;
   /** The store flag's name in messages. @defaultValue "--store" */
   readonly flag?: string;
-  /** What the URL is called in messages. @defaultValue "store URL" */
-  readonly noun?: string;
 }
 
 /**
@@ -69,7 +67,7 @@ export function resolveStoreUrl(command: string, input: StoreUrlInput, env: Env)
     checked = checkStoreUrl(full);
   } catch (error) {
     if (!ConfigError.is(error)) throw error;
-    throw problem(command, `invalid ${input.noun ?? 'store URL'}`, { where: `from ${found.where}`, detail: untagged(error, 'config: '), cause: error });
+    throw problem(command, 'invalid store URL', { where: `from ${found.where}`, detail: untagged(error, 'config: '), cause: error });
   }
   return { url: full, display: checked.redacted, backend: checked.backend, from: found.from, where: found.where, secrets };
 }

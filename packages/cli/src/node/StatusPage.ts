@@ -7,7 +7,7 @@ import type { HttpHandler, ProbeResult } from '@roster/http';
 /** What the status page shows of a node (`/status.json` is exactly this). */
 export interface NodeStatus {
   readonly id: string;
-  readonly cluster: string;
+  readonly group: string;
   readonly env: string;
   /** The store URL, passwords redacted. */
   readonly store: string;
@@ -16,20 +16,20 @@ export interface NodeStatus {
   readonly role: string | undefined;
   readonly leader: { readonly id: string; readonly era: number; readonly nonce: number; readonly token: string } | null;
   /**
-   * The member list, with each member's PONG interval in ms where this node knows it (else `null`):
-   * from writing a PING to finding the leader's PONG in its place, as the member measured it. A
-   * PING is written every interval and answered in between, so this is about I when every PING is
-   * answered and a multiple of I when some are not: a cadence, not a network latency.
-   * `latencyMs` is the same figure under its former name.
+   * The member list, with each member's PONG round trip (`pongRoundTripMs`) in ms where this node
+   * knows it (else `null`): from writing a PING to finding the leader's PONG in its place, as the
+   * member measured it. A PING is written every interval and answered in between, so this is about
+   * I when every PING is answered and a multiple of I when some are not: a cadence, not a network
+   * latency.
    */
   readonly members: {
     readonly version: number;
-    readonly list: readonly { readonly id: string; readonly weight: number; readonly pongIntervalMs: number | null; readonly latencyMs: number | null }[];
+    readonly list: readonly { readonly id: string; readonly weight: number; readonly pongRoundTripMs: number | null }[];
   };
   /**
    * Latencies in ms, `null` until measured: `storeRoundTripMs`, a moving average of this node's
    * store operations from call to answer (the latency to act on); `windowReadMs`, of its
-   * leader-window reads; `pongRoundTripMs`, of its PONG interval (see `members`).
+   * leader-window reads; `pongRoundTripMs`, of its own PONG round trip (see `members`).
    */
   readonly latency: { readonly storeRoundTripMs: number | null; readonly windowReadMs: number | null; readonly pongRoundTripMs: number | null };
   readonly intervalMs: number;

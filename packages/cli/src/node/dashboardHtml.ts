@@ -49,9 +49,9 @@ export function renderDashboard(s: NodeStatus): string {
 <style>${DASHBOARD_CSS}</style>
 </head><body>
 <h1>roster node <span id="id">${escape(s.id)}</span> <span id="role" class="badge">${escape(s.role ?? s.state)}</span> <span id="link" class="badge warn">connecting…</span></h1>
-<div class="sub" id="where">${escape(s.cluster)}/${escape(s.env)} on ${escape(s.store)}</div>
+<div class="sub" id="where">${escape(s.group)}/${escape(s.env)} on ${escape(s.store)}</div>
 <noscript><p>This page updates itself with JavaScript; without it, see <a href="/status.json">/status.json</a>.</p></noscript>
-<h2>cluster</h2>
+<h2>group</h2>
 <div class="grid">
 <div class="card"><h3>leader</h3><div class="big" id="leader">–</div><div class="sub" id="leader-detail"></div></div>
 <div class="card"><h3>membership</h3><div class="big" id="version">–</div><div class="sub" id="member-count"></div></div>
@@ -59,8 +59,8 @@ export function renderDashboard(s: NodeStatus): string {
 <div class="card"><h3>store</h3><div class="big" id="store">–</div><div class="sub" id="store-rtt" title="${STORE_RTT_TITLE}"></div><div class="sub" id="store-detail"></div></div>
 </div>
 <h2>members</h2>
-<div class="scroll"><table><thead><tr><th>id</th><th>weight</th><th id="pong-head" title="${PONG_TITLE}">PONG interval</th><th></th></tr></thead><tbody id="members"></tbody></table></div>
-<p class="note">PONG interval: from a member's PING to finding the leader's PONG, about I when every PING is answered; a multiple of I counts missed PONGs. It is a cadence, not a latency: the store round trip above is.</p>
+<div class="scroll"><table><thead><tr><th>id</th><th>weight</th><th id="pong-head" title="${PONG_TITLE}">PONG round trip</th><th></th></tr></thead><tbody id="members"></tbody></table></div>
+<p class="note">PONG round trip: from a member's PING to finding the leader's PONG, about I when every PING is answered; a multiple of I counts missed PONGs. It is a cadence, not a latency: the store round trip above is.</p>
 <h2>event log</h2>
 <pre id="log"></pre>
 <footer><a href="/status.json">status.json</a> · <a href="/metrics">metrics</a> · <a href="/healthz">healthz</a> · <a href="/readyz">readyz</a> · interval <span id="interval"></span>, timeout <span id="timeout"></span></footer>
@@ -73,7 +73,7 @@ export function renderDashboard(s: NodeStatus): string {
 /** What the store round trip is, as the page's tooltip says it. */
 const STORE_RTT_TITLE = 'a moving average of how long this node\'s store operations take, from call to answer';
 
-/** What the PONG interval is, as the page's tooltip says it. */
+/** What the PONG round trip is, as the page's tooltip says it. */
 const PONG_TITLE = 'from the member\'s PING to finding the leader\'s PONG in its place, as the member measured it: about the interval I when every PING is answered';
 
 /** The dashboard's script: renders a status object; follows `/events` as Server-Sent Events. */
@@ -108,8 +108,8 @@ function render(s) {
   for (const m of s.members.list) {
     const tr = document.createElement("tr");
     const isLeader = s.leader && m.id === s.leader.id;
-    const missed = pongsMissed(m.pongIntervalMs, s.intervalMs);
-    const cells = [m.id, String(m.weight), ms(m.pongIntervalMs) + (missed > 0 ? " (" + missed + " missed)" : ""), (isLeader ? "leader" : "") + (m.id === s.id ? (isLeader ? ", " : "") + "this node" : "")];
+    const missed = pongsMissed(m.pongRoundTripMs, s.intervalMs);
+    const cells = [m.id, String(m.weight), ms(m.pongRoundTripMs) + (missed > 0 ? " (" + missed + " missed)" : ""), (isLeader ? "leader" : "") + (m.id === s.id ? (isLeader ? ", " : "") + "this node" : "")];
     cells.forEach((c, i) => { const td = document.createElement("td"); td.textContent = c; if (i === 1 || i === 2) td.className = "num" + (i === 2 && missed > 0 ? " warn" : ""); if (i === 3 && isLeader) td.className = "leader"; tr.append(td); });
     rows.append(tr);
   }

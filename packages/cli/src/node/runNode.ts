@@ -24,8 +24,8 @@ export interface NodeRunOptions {
   readonly store: ResolvedStoreUrl;
   /** The format of the logs on stderr (`--log-format`). @defaultValue "text" */
   readonly logFormat?: LogFormat;
-  /** The cluster key (`--key`). */
-  readonly cluster: string;
+  /** The group (`--group`). */
+  readonly group: string;
   readonly env: string;
   readonly id?: string;
   readonly intervalMs?: number;
@@ -82,7 +82,7 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
   const observed = events && observe();
   // Until the node exists, it is connecting.
   const probeInput = (): ProbeInput => (node && observed ? observed.probes.input() : connecting(config));
-  const status = (): NodeStatus => nodeStatus(options, config, target, node, recent, probeInput(), store?.health.roundTripMs);
+  const status = (): NodeStatus => nodeStatus(options, config, target, node, recent, probeInput(), store?.health.storeRoundTripMs);
 
   const stop = new StopRequest(
     io,
@@ -103,7 +103,7 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       commandTimeoutMs: config.operationTimeoutMs,
       logger: libraryLog,
       signal: stop.signal,
-      probeKey: new Namespace(options.cluster, options.env).key(`probe/${config.id}`),
+      probeKey: new Namespace(options.group, options.env).key(`probe/${config.id}`),
       ...(options.tls && { tls: options.tls }),
       ...(options.configProblem && { configProblem: options.configProblem }),
     });
@@ -111,8 +111,8 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
     store = observed?.instrument(kv);
     try {
       node = createNode({
-        kv: store ?? kv,
-        cluster: options.cluster,
+        store: store ?? kv,
+        group: options.group,
         env: options.env,
         id: config.id,
         logger: libraryLog,
@@ -143,7 +143,8 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
       log.info(
         {
           id: self.id,
-          cluster: `${options.cluster}/${options.env}`,
+          group: options.group,
+          env: options.env,
           store: target,
           storeFrom: options.store.from,
           intervalMs: config.intervalMs,
@@ -186,7 +187,7 @@ async function serveStatus(options: NodeRunOptions, status: () => NodeStatus, ev
   }
 }
 
-const NO_STORE_YET: StoreHealth = { lastStartedAt: undefined, lastSuccessAt: undefined, lastErrorAt: undefined, lastError: undefined, inFlight: 0, roundTripMs: undefined };
+const NO_STORE_YET: StoreHealth = { lastStartedAt: undefined, lastSuccessAt: undefined, lastErrorAt: undefined, lastError: undefined, inFlight: 0, storeRoundTripMs: undefined };
 
 /** What the probes look at while the store is not reached yet (there is no node). */
 function connecting(config: NodeSettings): ProbeInput {
@@ -215,12 +216,12 @@ function nodeStatus(
 ): NodeStatus {
   const leader = node?.leader;
   // A leader sends no PINGs: what the sensor holds is from before it led.
-  const ownPongInterval = node?.role === 'leader' ? null : (node?.latency.pongRoundTripMs ?? null);
-  const pongInterval = (id: string): number | null => (id === node?.id ? ownPongInterval : (node?.latencies().get(id) ?? null));
+  const ownPongRoundTrip = node?.role === 'leader' ? null : (node?.latency.pongRoundTripMs ?? null);
+  const pongRoundTrip = (id: string): number | null => (id === node?.id ? ownPongRoundTrip : (node?.pongRoundTrips().get(id) ?? null));
   const success = probe.store.lastSuccessAt;
   return {
     id: config.id,
-    cluster: options.cluster,
+    group: options.group,
     env: options.env,
     store,
     state: node?.state ?? 'connecting',
@@ -228,8 +229,8 @@ function nodeStatus(
     leader: leader ? { id: leader.id, era: leader.era, nonce: leader.nonce, token: String(leader.token) } : null,
     members: {
       version: node?.members.version ?? 0,
-      // The leader knows every follower's reported PONG interval; any other node only its own.
-      list: node?.members.list.map((m) => ({ id: m.id, weight: m.weight, pongIntervalMs: pongInterval(m.id), latencyMs: pongInterval(m.id) })) ?? [],
+      // The leader knows every follower's reported PONG round trip; any other node only its own.
+      list: node?.members.list.map((m) => ({ id: m.id, weight: m.weight, pongRoundTripMs: pongRoundTrip(m.id) })) ?? [],
     },
     latency: {
       storeRoundTripMs: storeRoundTripMs ?? null,
@@ -263,7 +264,7 @@ function timing(options: NodeRunOptions): { intervalMs?: number; timeoutMs?: num
 function checkConfig(options: NodeRunOptions): NodeSettings {
   try {
     return checkNodeOptions({
-      cluster: options.cluster,
+      group: options.group,
       env: options.env,
       ...(options.id !== undefined && { id: options.id }),
       ...timing(options),

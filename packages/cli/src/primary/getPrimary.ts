@@ -15,7 +15,8 @@ export interface PrimaryGetOptions extends PrimaryStoreOptions {
 
 /** The entry a `get` found expired: the last primary, no longer one. */
 export interface ExpiredPrimary {
-  readonly uuid: string;
+  /** Its id. */
+  readonly id: string;
   readonly endpoint: string | null;
   /** Store time − its last heartbeat, in ms. */
   readonly ageMs: number;
@@ -31,7 +32,7 @@ export interface PrimaryGetResult {
   readonly utype: string;
   /** `live` (a primary), `empty` (never written), `expired` (older than T, or released) or `corrupt`. */
   readonly state: EntryState['state'];
-  /** The primary's instance id, or `null`. */
+  /** The primary's id, or `null`. */
   readonly primary: string | null;
   /** Where it listens, or `null` (no primary, or none published). */
   readonly endpoint: string | null;
@@ -81,13 +82,13 @@ export async function getPrimary(options: PrimaryGetOptions, io: CliIO): Promise
 }
 
 function tableOn(kv: KV, namespace: Namespace, options: PrimaryGetOptions): HeartbeatTable {
-  return new HeartbeatTable({ kv, namespace, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) });
+  return new HeartbeatTable({ store: kv, namespace, ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }) });
 }
 
 /** Validates every option before any connection, so that a bad one fails at once. */
 function checkConfig(options: PrimaryGetOptions): Namespace {
   try {
-    const namespace = new Namespace(options.cluster, options.env);
+    const namespace = new Namespace(options.group, options.env);
     checkUtype(options.utype);
     tableOn(new MemoryKV(), namespace, options);
     return namespace;
@@ -119,10 +120,10 @@ export function toResult(utype: string, found: EntryState): PrimaryGetResult {
   const none = { utype, state: found.state, primary: null, endpoint: null, ageMs: null, storeTime: found.storeTime } as const;
   switch (found.state) {
     case 'live':
-      return { ...none, primary: found.entry.uuid, endpoint: found.entry.endpoint ?? null, ageMs: Math.max(0, found.ageMs) };
+      return { ...none, primary: found.entry.id, endpoint: found.entry.endpoint ?? null, ageMs: Math.max(0, found.ageMs) };
     case 'expired': {
-      const { uuid, endpoint, timestamp } = found.entry;
-      return { ...none, last: { uuid, endpoint: endpoint ?? null, ageMs: found.ageMs, released: timestamp === 0 } };
+      const { id, endpoint, timestamp } = found.entry;
+      return { ...none, last: { id, endpoint: endpoint ?? null, ageMs: found.ageMs, released: timestamp === 0 } };
     }
     case 'corrupt':
       return { ...none, reason: found.reason };
@@ -142,7 +143,7 @@ export function describeResult(result: PrimaryGetResult): string {
   }
   const last = result.last;
   if (last !== undefined) {
-    const who = `${last.uuid}${last.endpoint === null ? '' : ` at ${last.endpoint}`}`;
+    const who = `${last.id}${last.endpoint === null ? '' : ` at ${last.endpoint}`}`;
     return `${head} none (the last one, ${who}, ${last.released ? 'released the role' : `last heartbeat ${seconds(last.ageMs)} ago`})`;
   }
   if (result.reason !== undefined) return `${head} none (the entry is corrupt: ${result.reason})`;

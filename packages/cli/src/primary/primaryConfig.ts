@@ -10,8 +10,8 @@ export interface PrimaryStoreOptions {
    * from and the passwords every log line hides.
    */
   readonly store: ResolvedStoreUrl;
-  /** The cluster key (`--key`): the first part of the table's namespace. */
-  readonly cluster: string;
+  /** The group (`--group`): the first part of the table's namespace. */
+  readonly group: string;
   /** The environment (`--env`): the second part of the namespace. */
   readonly env: string;
   /** The role type (`--type`). */
@@ -43,12 +43,12 @@ export function configProblem(command: string, error: unknown, options: Pick<Pri
 }
 
 /**
- * The contender's `generateId`: a fresh UUID each time without `id`; with one, `id` first and
- * then `id-2`, `id-3`, … each time the contender starts over after a loss, so that no two of its
- * incarnations share an id (docs/primary.md: "starting over uses a new id").
+ * The contender's `generateId` for `--id ID`: `id` first, then `id-2`, `id-3`, … each time the
+ * contender starts over after a loss, so that no two of its incarnations share an id
+ * (docs/primary.md: "starting over uses a new id"). Without `--id` the contender's default makes
+ * a fresh UUID each time.
  */
-export function idGenerator(id: string | undefined, fresh: () => string): () => string {
-  if (id === undefined) return fresh;
+export function idGenerator(id: string): () => string {
   let incarnation = 0;
   return () => (++incarnation === 1 ? id : `${id}-${incarnation}`);
 }

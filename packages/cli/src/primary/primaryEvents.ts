@@ -6,7 +6,7 @@ interface PrimaryEventBase {
   /** When the contender saw it, in milliseconds since the epoch (this machine's clock). */
   readonly ts: number;
   /**
-   * The instance id the contender holds (or seeks) the role type under at that moment. It changes
+   * The id the contender holds (or seeks) the role type under at that moment. It changes
    * only when the contender starts over after a loss (without `--exit-on-loss`).
    */
   readonly id: string;
@@ -28,7 +28,7 @@ export interface PrimaryStartedEvent extends PrimaryEventBase {
 /** The primary this contender sees in the table changed (another instance, an endpoint, or none). */
 export interface PrimarySeenEvent extends PrimaryEventBase {
   readonly event: 'primary';
-  /** The primary's instance id, or `null` when the table has none. */
+  /** The primary's id, or `null` when the table has none. */
   readonly primary: string | null;
   /** Where it listens, or `null` (no primary, or none published). */
   readonly endpoint: string | null;

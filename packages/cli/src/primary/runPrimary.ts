@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MemoryKV, Namespace, silentLogger, type KV, type Logger } from '@roster/kv-adapter';
-import { generateInstanceId, PrimaryContender } from '@roster/primary';
+import { PrimaryContender } from '@roster/primary';
 import type { CliIO } from '../commands/Command.js';
 import { ExitCode } from '../CliError.js';
 import { connectStore } from '../internal/connectStore.js';
@@ -14,7 +14,7 @@ import { formatHumanPrimaryEvent, formatJsonPrimaryEvent, type PrimaryEvent } fr
 export interface PrimaryRunOptions extends PrimaryStoreOptions {
   /** Where this instance listens, published in its entry (`--endpoint`). */
   readonly endpoint?: string;
-  /** The instance id of the first term (`--id`). @defaultValue a random UUID without dashes */
+  /** The id of the first term (`--id`). @defaultValue a random UUID without dashes */
   readonly id?: string;
   /** I, in ms. @defaultValue 1000 */
   readonly intervalMs?: number;
@@ -62,7 +62,7 @@ export async function runPrimary(options: PrimaryRunOptions, io: CliIO): Promise
       url: options.store.url,
       where: options.store.where,
       ...(options.tls && { tls: options.tls }),
-      probeKey: new Namespace(options.cluster, options.env).key(`probe/${randomUUID()}`),
+      probeKey: new Namespace(options.group, options.env).key(`probe/${randomUUID()}`),
       ...(options.connectTimeoutMs !== undefined && { connectTimeoutMs: options.connectTimeoutMs }),
       logger: libraryLog,
       signal: stop.signal,
@@ -81,20 +81,20 @@ export async function runPrimary(options: PrimaryRunOptions, io: CliIO): Promise
     const print = printer(io, options.json ?? false);
     const unsubscribe = subscribe(self, print);
     const graceful = async (): Promise<number> => {
-      const base = { ts: Date.now(), id: self.uuid, utype: self.utype };
+      const base = { ts: Date.now(), id: self.id, utype: self.utype };
       print({ ...base, event: 'started', endpoint: self.endpoint ?? null, intervalMs: self.intervalMs, timeoutMs: self.timeoutMs });
       self.start();
       log.info(
-        { id: self.uuid, type: self.utype, table: `${options.cluster}/${options.env}`, store: options.store.display, storeFrom: options.store.from, intervalMs: self.intervalMs, timeoutMs: self.timeoutMs },
+        { id: self.id, type: self.utype, group: options.group, env: options.env, store: options.store.display, storeFrom: options.store.from, intervalMs: self.intervalMs, timeoutMs: self.timeoutMs },
         'contender running',
       );
       const why = await Promise.race([stop.whenRequested().then(() => 'signal' as const), lost]);
-      if (why === 'lost') log.warn({ id: self.uuid, exitCode: ExitCode.lostPrimary }, 'lost the primary role: exiting so that a supervisor restarts this process (--exit-on-loss)');
+      if (why === 'lost') log.warn({ id: self.id, exitCode: ExitCode.lostPrimary }, 'lost the primary role: exiting so that a supervisor restarts this process (--exit-on-loss)');
       await self.stop();
-      print({ ts: Date.now(), id: self.uuid, utype: self.utype, event: 'stopped' });
+      print({ ts: Date.now(), id: self.id, utype: self.utype, event: 'stopped' });
       unsubscribe();
       await kv.close();
-      log.info({ id: self.uuid }, 'contender stopped');
+      log.info({ id: self.id }, 'contender stopped');
       return why === 'lost' ? ExitCode.lostPrimary : ExitCode.ok;
     };
     return await Promise.race([graceful(), stop.forced]);
@@ -105,13 +105,13 @@ export async function runPrimary(options: PrimaryRunOptions, io: CliIO): Promise
 
 function createContender(options: PrimaryRunOptions, kv: KV, logger: Logger, onLoss: () => void): PrimaryContender {
   return new PrimaryContender({
-    kv,
-    namespace: new Namespace(options.cluster, options.env),
+    store: kv,
+    namespace: new Namespace(options.group, options.env),
     utype: options.utype,
     ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
     ...(options.intervalMs !== undefined && { intervalMs: options.intervalMs }),
     ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-    generateId: idGenerator(options.id, generateInstanceId),
+    ...(options.id !== undefined && { generateId: idGenerator(options.id) }),
     logger,
     exitOnLoss: options.exitOnLoss ?? false,
     // The library would call process.exit; the command ends its run instead, and the bin exits.
@@ -134,13 +134,13 @@ function subscribe(contender: PrimaryContender, print: (event: PrimaryEvent) => 
   const utype = contender.utype;
   const offs = [
     contender.on('primaryObserved', ({ primary }) =>
-      print({ ts: Date.now(), id: contender.uuid, utype, event: 'primary', primary: primary?.uuid ?? null, endpoint: primary?.endpoint ?? null }),
+      print({ ts: Date.now(), id: contender.id, utype, event: 'primary', primary: primary?.id ?? null, endpoint: primary?.endpoint ?? null }),
     ),
-    contender.on('startedActing', ({ uuid, endpoint, claimedAt }) =>
-      print({ ts: Date.now(), id: uuid, utype, event: 'acting', endpoint: endpoint ?? null, claimedAt }),
+    contender.on('startedActing', ({ id, endpoint, claimedAt }) =>
+      print({ ts: Date.now(), id, utype, event: 'acting', endpoint: endpoint ?? null, claimedAt }),
     ),
-    contender.on('stoppedActing', ({ uuid, reason, actedForMs }) =>
-      print({ ts: Date.now(), id: uuid, utype, event: 'stopped-acting', reason, actedForMs: Math.round(actedForMs) }),
+    contender.on('stoppedActing', ({ id, reason, actedForMs }) =>
+      print({ ts: Date.now(), id, utype, event: 'stopped-acting', reason, actedForMs: Math.round(actedForMs) }),
     ),
   ];
   return () => offs.forEach((off) => off());

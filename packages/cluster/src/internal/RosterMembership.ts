@@ -11,22 +11,22 @@ export interface MembershipView {
 const VERSION_BITS = 53n;
 
 /**
- * Dynamic clustering: this instance as a member of a Roster cluster whose member weight is its
+ * Dynamic clustering: this instance as a member of a Roster group whose member weight is its
  * thread count. Owns the store when it was given as a URL (connects it on start, closes it on
  * stop); reports every change of the member list to `onChange`.
  */
 export class RosterMembership {
   readonly #options: ResolvedClusterOptions;
-  readonly #registry: string | KV;
+  readonly #store: string | KV;
   readonly #onChange: (view: MembershipView) => void;
   #kv: KV | undefined;
   #owned = false;
   #node: RosterNode | undefined;
   #generation: bigint | undefined;
 
-  constructor(options: ResolvedClusterOptions, registry: string | KV, onChange: (view: MembershipView) => void) {
+  constructor(options: ResolvedClusterOptions, store: string | KV, onChange: (view: MembershipView) => void) {
     this.#options = options;
-    this.#registry = registry;
+    this.#store = store;
     this.#onChange = onChange;
   }
 
@@ -58,7 +58,7 @@ export class RosterMembership {
 
   /** Where the instances meet, for logs (passwords redacted). */
   get where(): string {
-    return typeof this.#registry === 'string' ? redactStoreUrl(this.#registry) : this.#registry.name;
+    return typeof this.#store === 'string' ? redactStoreUrl(this.#store) : this.#store.name;
   }
 
   /**
@@ -66,14 +66,14 @@ export class RosterMembership {
    * node's first read of the leader key. On failure nothing is left running.
    */
   async start(signal: AbortSignal): Promise<void> {
-    const { key, env, instanceId, threads, intervalMs, timeoutMs, clock, logger } = this.#options;
-    if (typeof this.#registry === 'string') {
-      this.#kv = await connectStore(this.#registry, { clock, logger, signal });
+    const { group, env, id, threads, intervalMs, timeoutMs, clock, logger } = this.#options;
+    if (typeof this.#store === 'string') {
+      this.#kv = await connectStore(this.#store, { clock, logger, signal });
       this.#owned = true;
     } else {
-      this.#kv = this.#registry;
+      this.#kv = this.#store;
     }
-    const node = createNode({ kv: this.#kv, cluster: key, env, id: instanceId, weight: threads, intervalMs, timeoutMs, clock, logger });
+    const node = createNode({ store: this.#kv, group, env, id, weight: threads, intervalMs, timeoutMs, clock, logger });
     this.#node = node;
     node.on('members', (update) => this.#onChange({ members: update.members, generation: this.generation }));
     try {

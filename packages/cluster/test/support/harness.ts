@@ -1,5 +1,5 @@
 import { MemoryKV } from '@roster/kv-adapter';
-import { MemoryLogger, VirtualClock } from '@roster/kv-adapter/testing';
+import { MemoryLogger, VirtualClock } from '@roster/testing';
 import { createCluster, type Cluster, type ClusterOptions, type RebalanceUpdate } from '../../src/index.js';
 
 /** The timing of the specs: I = 100 ms, T = 500 ms. */
@@ -22,11 +22,11 @@ export class Sim {
     const logger = new MemoryLogger();
     const seen: RebalanceUpdate[] = [];
     const handle = createCluster({
-      key: 'app',
+      group: 'app',
       env: 'spec',
-      instanceId: id,
+      id,
       threads,
-      registry: this.kv,
+      store: this.kv,
       intervalMs: I,
       timeoutMs: T,
       clock: this.clock,

@@ -1,5 +1,5 @@
 import type { Clock, KV, Timer } from '@roster/kv-adapter';
-import type { VirtualClock } from '@roster/kv-adapter/testing';
+import type { VirtualClock } from '@roster/testing';
 
 /**
  * One process's view of a shared virtual clock that can be paused as SIGSTOP pauses a process:

@@ -1,5 +1,5 @@
 import { MemoryKV, type KV } from '@roster/kv-adapter';
-import { FaultInjector, MemoryLogger, VirtualClock, type FaultHandle, type KeySelector } from '@roster/kv-adapter/testing';
+import { FaultInjector, MemoryLogger, VirtualClock, type FaultHandle, type KeySelector } from '@roster/testing';
 import { createNode, type CreateNodeOptions, type RosterNode } from '../../src/index.js';
 
 /** The timing used by most specs: I = 100 ms, T = 500 ms. */
@@ -46,8 +46,8 @@ export class Cluster {
   add(id: string, options: Partial<CreateNodeOptions> = {}): RosterNode {
     const logger = new MemoryLogger();
     const node = createNode({
-      kv: this.store.view(id),
-      cluster: 'test',
+      store: this.store.view(id),
+      group: 'test',
       env: 'spec',
       id,
       intervalMs: I,

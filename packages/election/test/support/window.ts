@@ -1,7 +1,7 @@
 import { RosterKeys, formatBroadcast, type Broadcast } from '@roster/follower';
 import { LeaderWindow, type LeaderWindowRead } from '@roster/follower/internal';
 import { MemoryKV, Namespace, silentLogger } from '@roster/kv-adapter';
-import { VirtualClock } from '@roster/kv-adapter/testing';
+import { VirtualClock } from '@roster/testing';
 import { resolveConfig, type ResolvedConfig } from '../../src/config.js';
 
 /** A MemoryKV on a virtual clock with the keys of one cluster, and real reads of its leader window. */
@@ -13,7 +13,7 @@ export class WindowFixture {
 
   /** The resolved configuration of node `id` on this store (I = 100, T = 500). */
   config(id: string): ResolvedConfig {
-    return resolveConfig({ kv: this.kv, cluster: 'test', env: 'spec', id, intervalMs: 100, timeoutMs: 500, clock: this.clock });
+    return resolveConfig({ store: this.kv, group: 'test', env: 'spec', id, intervalMs: 100, timeoutMs: 500, clock: this.clock });
   }
 
   /** Writes `b` at its nonce of the leader key. */

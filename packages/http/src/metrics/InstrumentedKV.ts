@@ -40,10 +40,10 @@ export interface StoreHealth {
   /**
    * The store round trip: a moving average (weight 1/8) of how long the operations that succeeded
    * in time took, from the call to the answer, in ms; `undefined` before the first. Unlike the
-   * PING→PONG interval (about I by construction), it moves when the store or the network to it is
+   * PONG round trip (about I by construction), it moves when the store or the network to it is
    * slow: the latency an operator can act on.
    */
-  readonly roundTripMs: number | undefined;
+  readonly storeRoundTripMs: number | undefined;
 }
 
 /**
@@ -56,14 +56,14 @@ export let setDeadline: (kv: InstrumentedKV, deadlineMs: number) => void;
 /** How a `PING <seq>` value and a `PONG <seq>` value look at a follower's id key (docs/protocol.md). */
 const PING = /^PING (\d{1,16})(?:\s|$)/;
 const PONG = /^PONG (\d{1,16})(?:\s|$)/;
-/** A compound key: `<base> <nonce>`, the base ending in the key's name (`roster/<cluster>/<env>/leader`). */
+/** A compound key: `<base> <nonce>`, the base ending in the key's name (`roster/<group>/<env>/leader`). */
 const COMPOUND = /^(\S+) (0|[1-9]\d{0,8})$/;
 
 /**
  * A {@link KV} around another that records every operation in a {@link RosterMetrics}: its
  * operation, its outcome (the typed error's `code` mapped to a {@link StoreErrorKind}) and its
  * duration on the injected clock. It also keeps the {@link StoreHealth} that `/readyz` reads, and
- * times this follower's PING → PONG round trips from the id-key traffic it sees (a `PING <seq>`
+ * times this follower's PONG round trips (a PING written → its PONG read) from the id-key traffic it sees (a `PING <seq>`
  * written, then the `PONG <seq>` read at the same key) and counts its nonce moves (a write to a
  * compound key `<base> <nonce>` at another nonce than its last write to that base). Values and
  * errors pass through unchanged.
@@ -73,7 +73,7 @@ const COMPOUND = /^(\S+) (0|[1-9]\d{0,8})$/;
  * ```ts
  * const metrics = new PromRosterMetrics();
  * const kv = new InstrumentedKV(await RedisKV.connect({ url }), { metrics });
- * const node = createNode({ kv, cluster: 'jobs', env: 'prod' });
+ * const node = createNode({ store: kv, group: 'jobs', env: 'prod' });
  * ```
  */
 export class InstrumentedKV implements KV {
@@ -93,7 +93,7 @@ export class InstrumentedKV implements KV {
     lastErrorAt: undefined,
     lastError: undefined,
     inFlight: 0,
-    roundTripMs: undefined,
+    storeRoundTripMs: undefined,
   };
 
   static {
@@ -158,7 +158,7 @@ export class InstrumentedKV implements KV {
       // at the time recorded (the PONG's own seq may lag: the leader writes before it reads).
       const ping = PING.exec(value);
       const pending = this.#pings.get(key);
-      if (pending && previous !== null && PONG.test(previous)) this.#metrics.pingRoundTrip((this.#clock.now() - pending.at) / 1000);
+      if (pending && previous !== null && PONG.test(previous)) this.#metrics.pongRoundTrip((this.#clock.now() - pending.at) / 1000);
       if (ping && (!pending || (previous !== null && PONG.test(previous)))) this.#pings.set(key, { seq: Number(ping[1]), at: startedAt });
       else if (!ping) this.#pings.delete(key);
       return previous;
@@ -191,7 +191,7 @@ export class InstrumentedKV implements KV {
       else {
         h.lastSuccessAt = end;
         const ms = end - startedAt;
-        h.roundTripMs = h.roundTripMs === undefined ? ms : h.roundTripMs + (ms - h.roundTripMs) / 8;
+        h.storeRoundTripMs = h.storeRoundTripMs === undefined ? ms : h.storeRoundTripMs + (ms - h.storeRoundTripMs) / 8;
       }
       this.#metrics.storeOperation(operation, (end - startedAt) / 1000, late ? 'timeout' : undefined);
       return value;
@@ -226,7 +226,7 @@ export class InstrumentedKV implements KV {
     const pong = PONG.exec(value);
     if (!ping || !pong || Number(pong[1]) !== ping.seq) return;
     this.#pings.delete(key);
-    this.#metrics.pingRoundTrip((this.#clock.now() - ping.at) / 1000);
+    this.#metrics.pongRoundTrip((this.#clock.now() - ping.at) / 1000);
   }
 }
 

@@ -6,10 +6,10 @@ const ROLES: readonly Role[] = ['follower', 'candidate', 'leader', 'observer'];
 
 /** Store operations take a few hundred microseconds on a local Redis, up to the command timeout. */
 const STORE_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
-/** A PING → PONG round trip spans up to two intervals (the follower's and the leader's loops). */
-const ROUND_TRIP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** A PONG round trip spans up to two intervals (the follower's and the leader's loops). */
+const PONG_ROUND_TRIP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** The most members whose latency the leader exports as a labelled series (bounded cardinality). */
+/** The most members whose PONG round trip the leader exports as a labelled series (bounded cardinality). */
 export const MAX_MEMBER_SERIES = 100;
 
 /** Options of {@link PromRosterMetrics}. */
@@ -33,7 +33,7 @@ export interface PromRosterMetricsOptions {
  * {@link RosterMetrics} as Prometheus metrics through prom-client, every name prefixed `roster_`
  * (the list is in the package README), and beside them client-go's leader-election series,
  * `leader_election_master_status{name}` and `leader_election_slowpath_total{name}` (the same
- * names, types and label as Kubernetes components export, `name` being the node's cluster key),
+ * names, types and label as Kubernetes components export, `name` being the node's group),
  * so that dashboards and alerts written for those work unchanged; they appear once the node's
  * settings are known ({@link settings}). Register them in a service's own registry with
  * `new PromRosterMetrics({ registry })`, or in prom-client's global one with
@@ -63,14 +63,14 @@ export class PromRosterMetrics implements RosterMetrics {
   readonly #operations: Counter<'operation' | 'outcome'>;
   readonly #errors: Counter<'kind'>;
   readonly #duration: Histogram<'operation'>;
-  readonly #roundTrip: Histogram;
+  readonly #pongRoundTrip: Histogram;
   readonly #nonceMoves: Counter<'key'>;
-  readonly #memberLatency: Gauge<'member'>;
-  readonly #memberLatencyOmitted: Gauge;
+  readonly #memberPongRoundTrip: Gauge<'member'>;
+  readonly #memberPongRoundTripOmitted: Gauge;
   readonly #masterStatus: Gauge<'name'>;
   readonly #slowpath: Counter<'name'>;
   #lastLeader: { era: number; token: bigint } | undefined;
-  /** client-go's `name` label: the cluster key, once the settings are known. */
+  /** client-go's `name` label: the node's group, once the settings are known. */
   #name: string | undefined;
   #leading = false;
   /** Slow renewals told of before the settings (none, when fed by `watchNodeMetrics`). */
@@ -116,10 +116,10 @@ export class PromRosterMetrics implements RosterMetrics {
       buckets: STORE_BUCKETS,
       registers,
     });
-    this.#roundTrip = new Histogram({
-      name: 'roster_ping_pong_round_trip_seconds',
-      help: 'This follower’s PING → PONG round trips through the store and the leader.',
-      buckets: ROUND_TRIP_BUCKETS,
+    this.#pongRoundTrip = new Histogram({
+      name: 'roster_pong_round_trip_seconds',
+      help: 'This follower’s PONG round trips (a PING written → its PONG found) through the store and the leader.',
+      buckets: PONG_ROUND_TRIP_BUCKETS,
       registers,
     });
     this.#nonceMoves = new Counter({
@@ -128,28 +128,28 @@ export class PromRosterMetrics implements RosterMetrics {
       labelNames: ['key'],
       registers,
     });
-    this.#memberLatency = new Gauge({
-      name: 'roster_member_ping_round_trip_seconds',
-      help: `At the leader: each follower's last reported PING → PONG round trip, by member (the first ${MAX_MEMBER_SERIES} ids in order; see roster_member_latency_omitted).`,
+    this.#memberPongRoundTrip = new Gauge({
+      name: 'roster_member_pong_round_trip_seconds',
+      help: `At the leader: each follower's last reported PONG round trip, by member id (the first ${MAX_MEMBER_SERIES} ids in order; see roster_member_pong_round_trip_omitted).`,
       labelNames: ['member'],
       registers,
     });
-    this.#memberLatencyOmitted = new Gauge({
-      name: 'roster_member_latency_omitted',
-      help: `At the leader: members whose latency is not exported as a series (beyond the first ${MAX_MEMBER_SERIES}).`,
+    this.#memberPongRoundTripOmitted = new Gauge({
+      name: 'roster_member_pong_round_trip_omitted',
+      help: `At the leader: members whose PONG round trip is not exported as a series (beyond the first ${MAX_MEMBER_SERIES}).`,
       registers,
     });
     // client-go's leader-election metrics (k8s.io/component-base/metrics/prometheus/clientgo/leaderelection):
     // the same names, types and label, so that what was written for Kubernetes components reads them.
     this.#masterStatus = new Gauge({
       name: 'leader_election_master_status',
-      help: 'client-go’s leader gauge: 1 while this node leads the group `name` (its cluster key), 0 while it does not.',
+      help: 'client-go’s leader gauge: 1 while this node leads the group `name`, 0 while it does not.',
       labelNames: ['name'],
       registers,
     });
     this.#slowpath = new Counter({
       name: 'leader_election_slowpath_total',
-      help: 'client-go’s slow-path counter: renewals of the group `name` (its cluster key) that met another write and had to read the leader key whole.',
+      help: 'client-go’s slow-path counter: renewals of the group `name` that met another write and had to read the leader key whole.',
       labelNames: ['name'],
       registers,
     });
@@ -161,15 +161,15 @@ export class PromRosterMetrics implements RosterMetrics {
     this.#isLeader.set(0);
   }
 
-  /** Labels client-go's series with the node's group (`name` = its cluster key) and starts them. */
+  /** Labels client-go's series with the node's group (`name` = `settings.group`) and starts them. */
   settings(settings: NodeSettings): void {
     const previous = this.#name;
-    if (previous === settings.cluster) return;
+    if (previous === settings.group) return;
     if (previous !== undefined) {
       this.#masterStatus.remove({ name: previous });
       this.#slowpath.remove({ name: previous });
     }
-    const name = settings.cluster;
+    const name = settings.group;
     this.#name = name;
     this.#masterStatus.set({ name }, this.#leading ? 1 : 0);
     this.#slowpath.inc({ name }, this.#slowBeforeName);
@@ -210,8 +210,8 @@ export class PromRosterMetrics implements RosterMetrics {
     if (count > 0) this.#errors.inc({ kind: 'malformed_value' }, count);
   }
 
-  pingRoundTrip(seconds: number): void {
-    this.#roundTrip.observe(seconds);
+  pongRoundTrip(seconds: number): void {
+    this.#pongRoundTrip.observe(seconds);
   }
 
   nonceMove(kind: KeyKind): void {
@@ -224,11 +224,11 @@ export class PromRosterMetrics implements RosterMetrics {
     else this.#slowpath.inc({ name: this.#name }, count);
   }
 
-  memberLatencies(latencies: ReadonlyMap<string, number>): void {
+  memberPongRoundTrips(pongRoundTrips: ReadonlyMap<string, number>): void {
     // Bounded cardinality: at most MAX_MEMBER_SERIES member labels, the rest only counted.
-    const ids = [...latencies.keys()].sort();
-    this.#memberLatency.reset();
-    for (const id of ids.slice(0, MAX_MEMBER_SERIES)) this.#memberLatency.set({ member: id }, latencies.get(id)! / 1000);
-    this.#memberLatencyOmitted.set(Math.max(0, ids.length - MAX_MEMBER_SERIES));
+    const ids = [...pongRoundTrips.keys()].sort();
+    this.#memberPongRoundTrip.reset();
+    for (const id of ids.slice(0, MAX_MEMBER_SERIES)) this.#memberPongRoundTrip.set({ member: id }, pongRoundTrips.get(id)! / 1000);
+    this.#memberPongRoundTripOmitted.set(Math.max(0, ids.length - MAX_MEMBER_SERIES));
   }
 }

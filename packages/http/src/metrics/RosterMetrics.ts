@@ -15,7 +15,7 @@ export type StoreOperation = 'get' | 'set' | 'delete' | 'append' | 'take' | 'get
 export type StoreErrorKind = 'key_unavailable' | 'store_unavailable' | 'timeout' | 'malformed_value' | 'other';
 
 /**
- * Which of a cluster's compound keys (docs/protocol.md), as `nonce_moves_total` labels it: the
+ * Which of a group's compound keys (docs/protocol.md), as `nonce_moves_total` labels it: the
  * leader key, the join key, the era key, a follower's id key, or another key.
  */
 export type KeyKind = 'leader' | 'join' | 'era' | 'id' | 'other';
@@ -48,8 +48,8 @@ export interface RosterMetrics {
   storeOperation(operation: StoreOperation, seconds: number, error: StoreErrorKind | undefined): void;
   /** The node read `count` values it could not parse (the store answered; the value was garbage). */
   malformedValues(count: number): void;
-  /** One PING → PONG round trip of this follower, in seconds. */
-  pingRoundTrip(seconds: number): void;
+  /** One PONG round trip of this follower (a PING written → its PONG found), in seconds. */
+  pongRoundTrip(seconds: number): void;
   /** The node wrote a compound key of `kind` at another nonce than its last write to it (the key had been unavailable). */
   nonceMove(kind: KeyKind): void;
   /**
@@ -59,10 +59,10 @@ export interface RosterMetrics {
    */
   slowRenewals(count: number): void;
   /**
-   * At the leader: every follower's reported PING → PONG round trip in seconds, by member id (an
-   * empty map elsewhere). Replaces what was given before.
+   * At the leader: every follower's reported PONG round trip in ms, by member id (an empty map
+   * elsewhere; `node.pongRoundTrips()`). Replaces what was given before.
    */
-  memberLatencies(latencies: ReadonlyMap<string, number>): void;
+  memberPongRoundTrips(pongRoundTrips: ReadonlyMap<string, number>): void;
 }
 
 /** A {@link RosterMetrics} that records nothing: the default wherever metrics are optional. */
@@ -74,8 +74,8 @@ export const noopMetrics: RosterMetrics = Object.freeze({
   election() {},
   storeOperation() {},
   malformedValues() {},
-  pingRoundTrip() {},
+  pongRoundTrip() {},
   nonceMove() {},
   slowRenewals() {},
-  memberLatencies() {},
+  memberPongRoundTrips() {},
 });

@@ -20,15 +20,15 @@ export interface WatchNodeMetricsOptions {
  * Feeds `metrics` from a node's public API: its settings first, then its role, leader and members
  * as they change (with the current ones at once), the outcome of each election it stands in, and,
  * every interval of the node (`node.settings.intervalMs`) on `clock`, the malformed values it
- * counted, its slow renewals and, at the leader, every member's reported latency. Returns the
+ * counted, its slow renewals and, at the leader, every member's reported PONG round trip. Returns the
  * function that stops it. The store's side (operations, errors, round trips) comes from an
  * `InstrumentedKV` around the node's store, given the same `metrics`; `observe()` wires both.
  *
  * @example
  * ```ts
  * const metrics = new PromRosterMetrics({ registry });
- * const kv = new InstrumentedKV(await RedisKV.connect({ url }), { metrics });
- * const node = createNode({ kv, cluster: 'billing', env: 'prod' });
+ * const store = new InstrumentedKV(await RedisKV.connect({ url }), { metrics });
+ * const node = createNode({ store, group: 'billing', env: 'prod' });
  * const unwatch = watchNodeMetrics(node, metrics);
  * ```
  */
@@ -68,7 +68,7 @@ export function watchNodeMetrics(node: RosterNode, metrics: RosterMetrics, optio
     const conflicted = stats[CONFLICTS] ?? 0;
     if (conflicted > conflicts) metrics.slowRenewals(conflicted - conflicts);
     conflicts = conflicted;
-    metrics.memberLatencies(node.latencies());
+    metrics.memberPongRoundTrips(node.pongRoundTrips());
     timer = clock.setTimer(poll, intervalMs);
   };
   poll();

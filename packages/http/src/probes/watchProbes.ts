@@ -43,7 +43,7 @@ export interface WatchProbesOptions {
  * @example
  * ```ts
  * const kv = new InstrumentedKV(await RedisKV.connect({ url }));
- * const node = createNode({ kv, cluster: 'billing', env: 'prod' });
+ * const node = createNode({ store, group: 'billing', env: 'prod' });
  * const probes = watchProbes(node, { store: kv });
  * await node.start();
  * probes.readiness(); // { ok: true, reason: 'ok' } once a leader lists this node

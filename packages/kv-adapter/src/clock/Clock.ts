@@ -8,7 +8,7 @@ export interface Timer {
 
 /**
  * The time seam. Every timer and clock read in Roster goes through a `Clock`, so that whole
- * clusters can run deterministically on a {@link VirtualClock}.
+ * clusters can run deterministically on a virtual clock (`@roster/testing`'s).
  *
  * `now()` is a monotonic reading used only for local durations ("has Version changed in the
  * last T ms?"). Roster never compares a time read on one node with a time read on another, nor

@@ -4,7 +4,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { Clock } from '../clock/Clock.js';
 import { KVClosedError, StoreAccessError, StoreUnavailableError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { accessDenied } from '../redis/accessDenied.js';
+import { accessDenied } from '../backend/accessDenied.js';
 import type { EtcdEndpoint } from './parseEtcdUrl.js';
 
 /** gRPC status codes, as etcd's JSON gateway reports them in `code`. */

@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
-import { resolveBackendOptions, type BackendSettings } from '../backendOptions.js';
+import { resolveBackendOptions, type BackendSettings } from '../backend/backendOptions.js';
 import { ConfigError } from '../errors.js';
-import type { EtcdKVOptions } from '../EtcdKV.js';
+import type { EtcdKVOptions } from './EtcdKV.js';
 import { parseEtcdUrl, redactEtcdUrl, type EtcdEndpoint } from './parseEtcdUrl.js';
 
 const DEFAULT_MAX_SOCKETS = 256;

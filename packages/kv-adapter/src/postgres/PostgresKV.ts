@@ -5,7 +5,7 @@ import { ConfigError, InvalidValueError, KVClosedError, StoreAccessError, StoreU
 import type { CompareAndSetOptions, CompareAndSetResult, KV, KVCapabilities, KVLimits, KVOperationOptions, SetOptions } from '../KV.js';
 import type { Logger } from '../logger.js';
 import { raceSignal, withDeadline } from '../util/deadline.js';
-import { loadDriver } from '../util/loadDriver.js';
+import { loadDriver } from '../backend/loadDriver.js';
 import { checkKey, checkRange, checkSize, checkValue } from '../validate.js';
 import { mapPostgresError, sqlState } from './mapPostgresError.js';
 import { resolvePostgresSettings, type PostgresSettings } from './resolvePostgresSettings.js';

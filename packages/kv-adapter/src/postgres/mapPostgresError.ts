@@ -1,5 +1,5 @@
 import { KVClosedError, KVRejectedError, RosterError, StoreAccessError, StoreUnavailableError } from '../errors.js';
-import { accessDenied } from '../redis/accessDenied.js';
+import { accessDenied } from '../backend/accessDenied.js';
 
 /** What {@link mapPostgresError} needs to know about the failed operation. */
 export interface PostgresErrorContext {

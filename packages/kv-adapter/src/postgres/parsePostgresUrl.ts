@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.js';
-import { redactStoreUrl } from '../redis/parseStoreUrl.js';
+import { redactStoreUrl } from '../backend/redactStoreUrl.js';
 
 /** The TLS modes of a `postgres://` URL's `sslmode` (libpq's names). */
 export type PostgresSslMode = 'disable' | 'require' | 'verify-ca' | 'verify-full';

@@ -1,8 +1,8 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { PoolConfig } from 'pg';
-import { resolveBackendOptions, type BackendSettings } from '../backendOptions.js';
+import { resolveBackendOptions, type BackendSettings } from '../backend/backendOptions.js';
 import { ConfigError } from '../errors.js';
-import { redactStoreUrl } from '../redis/parseStoreUrl.js';
+import { redactStoreUrl } from '../backend/redactStoreUrl.js';
 import { parsePostgresUrl, type PostgresSslMode } from './parsePostgresUrl.js';
 import type { PostgresKVOptions } from './PostgresKV.js';
 

@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { ParsedStoreUrl } from './parseStoreUrl.js';
-import { accessDenied } from './accessDenied.js';
+import { accessDenied } from '../backend/accessDenied.js';
 import { guardAsking } from './guardAsking.js';
 import { reportingConnector, SafeConnector, SafeSentinelConnector } from './SafeConnector.js';
 

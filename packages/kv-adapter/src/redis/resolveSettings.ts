@@ -1,9 +1,10 @@
 import type { Cluster, Redis } from 'ioredis';
-import { resolveBackendOptions, type BackendSettings } from '../backendOptions.js';
+import { resolveBackendOptions, type BackendSettings } from '../backend/backendOptions.js';
 import { ConfigError } from '../errors.js';
-import type { RedisKVOptions } from '../RedisKV.js';
+import type { RedisKVOptions } from './RedisKV.js';
 import { createClient } from './createClient.js';
-import { parseStoreUrl, redactStoreUrl } from './parseStoreUrl.js';
+import { redactStoreUrl } from '../backend/redactStoreUrl.js';
+import { parseStoreUrl } from './parseStoreUrl.js';
 
 
 /** Resolved {@link RedisKVOptions}. */

@@ -1,7 +1,7 @@
 import type { Cluster, Redis } from 'ioredis';
 import { abortReason, type Clock } from '../clock/Clock.js';
 import { StoreAccessError, StoreUnavailableError } from '../errors.js';
-import { accessDenied } from './accessDenied.js';
+import { accessDenied } from '../backend/accessDenied.js';
 
 /** Options of {@link waitUntilReady}. */
 export interface WaitUntilReadyOptions {

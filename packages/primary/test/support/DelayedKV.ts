@@ -1,13 +1,5 @@
-import {
-  abortReason,
-  StoreUnavailableError,
-  type Clock,
-  type CompareAndSetOptions,
-  type CompareAndSetResult,
-  type KV,
-  type KVOperationOptions,
-  type SetOptions,
-} from '@roster/kv-adapter';
+import { StoreUnavailableError, type Clock, type CompareAndSetOptions, type CompareAndSetResult, type KV, type KVOperationOptions, type SetOptions } from '@roster/kv-adapter';
+import { abortReason } from '@roster/kv-adapter/internal';
 
 /** A small deterministic PRNG (mulberry32): the same seed gives the same draws. */
 export function prng(seed: number): () => number {

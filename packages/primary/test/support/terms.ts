@@ -4,7 +4,7 @@ import type { PrimaryContender, StopReason } from '../../src/index.js';
 /** One term as primary, in store time (the base clock's wall time). */
 export interface Term {
   readonly contender: number;
-  readonly uuid: string;
+  readonly id: string;
   readonly utype: string;
   readonly start: number;
   readonly claimedAt: number;
@@ -17,8 +17,8 @@ export function recordTerms(contenders: readonly PrimaryContender[], storeClock:
   const terms: Term[] = [];
   contenders.forEach((contender, index) => {
     let open: Term | undefined;
-    contender.on('startedActing', ({ uuid, utype, claimedAt }) => {
-      open = { contender: index, uuid, utype, start: storeClock.wallTime(), claimedAt, end: undefined, reason: undefined };
+    contender.on('startedActing', ({ id, utype, claimedAt }) => {
+      open = { contender: index, id, utype, start: storeClock.wallTime(), claimedAt, end: undefined, reason: undefined };
       terms.push(open);
     });
     contender.on('stoppedActing', ({ reason }) => {
@@ -39,7 +39,7 @@ export function maxOverlap(terms: readonly Term[], until: number): number {
     for (let j = i + 1; j < terms.length; j++) {
       const a = terms[i]!;
       const b = terms[j]!;
-      if (a.utype !== b.utype || a.uuid === b.uuid) continue;
+      if (a.utype !== b.utype || a.id === b.id) continue;
       const overlap = Math.min(a.end ?? until, b.end ?? until) - Math.max(a.start, b.start);
       worst = Math.max(worst, overlap);
     }

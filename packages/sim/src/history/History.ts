@@ -1,6 +1,6 @@
 import type { RosterUpdate } from '@roster/election';
 import type { Broadcast } from '@roster/follower';
-import type { OperationRecord } from '@roster/kv-adapter/testing';
+import type { OperationRecord } from '@roster/testing';
 import type { NodeId, Step } from '../scenario/Scenario.js';
 
 /**

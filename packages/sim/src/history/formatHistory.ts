@@ -1,5 +1,5 @@
 import type { RosterUpdate } from '@roster/election';
-import { formatOperation } from '@roster/kv-adapter/testing';
+import { formatOperation } from '@roster/testing';
 import { formatStep } from '../scenario/formatScenario.js';
 import type { History, HistoryEntry } from './History.js';
 

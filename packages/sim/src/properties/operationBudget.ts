@@ -6,8 +6,8 @@ import type { Property, Violation } from './Property.js';
  * {@link COMMANDS_PER_MEMBER} more for each node of the scenario (a leader's PONG workers answer
  * every follower). Above what the protocol needs in any state: the busiest is a candidate whose
  * claim waits for a read that covers a nonce below it, which reads the window (4 nonces) every
- * settle time (I/10), 40 commands, besides its PINGs, its era reads and its claim (docs/testing.md
- * gives the worst measured); far below what a loop that does not wait issues.
+ * settle time (I/10), 40 commands, besides its PINGs, its era reads and its claim (docs/faults.md
+ * gives the busiest measured); far below what a loop that does not wait issues.
  */
 export const BASE_COMMANDS = 64;
 /** See {@link BASE_COMMANDS}. */

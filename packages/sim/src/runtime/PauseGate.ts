@@ -1,5 +1,5 @@
 import type { Clock, KV, Timer } from '@roster/kv-adapter';
-import type { VirtualClock } from '@roster/kv-adapter/testing';
+import type { VirtualClock } from '@roster/testing';
 
 /**
  * Pauses one simulated node the way a long GC pause (or SIGSTOP) would: while paused, nothing of

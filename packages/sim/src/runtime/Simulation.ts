@@ -1,7 +1,7 @@
 import { createNode, type Role, type RoleUpdate, type RosterUpdate } from '@roster/election';
 import { parseBroadcast, parseMember } from '@roster/follower';
 import { MemoryKV, Namespace, type KV, type Logger } from '@roster/kv-adapter';
-import { FaultInjector, VirtualClock } from '@roster/kv-adapter/testing';
+import { FaultInjector, VirtualClock } from '@roster/testing';
 import { History, type Incarnation } from '../history/History.js';
 import type { Mutation, MutationContext } from '../mutations/Mutation.js';
 import { convergenceBound, losesData, quietAt, runLength, viewsOf, type Views } from '../scenario/analysis.js';
@@ -283,7 +283,7 @@ class Simulation {
     if (mutation?.wrapKV) kv = mutation.wrapKV(kv, context);
     kv = gate.wrap(recordIssues(kv, (op, key, value) => this.#issued(incarnation, op, key, value)));
     const logger = recordingLogger((level, message) => this.#history.logs.push({ at: clock.now(), node: incarnation.label, level, message }));
-    const roster = createNode({ kv, cluster: SIM_NAMESPACE.cluster, env: SIM_NAMESPACE.env, id, intervalMs, timeoutMs, ...(settleMs !== undefined && { settleMs }), ...(operationTimeoutMs !== undefined && { operationTimeoutMs }), observer, nonceWindow: this.#window, clock: gate.clock, logger });
+    const roster = createNode({ store: kv, group: SIM_NAMESPACE.group, env: SIM_NAMESPACE.env, id, intervalMs, timeoutMs, ...(settleMs !== undefined && { settleMs }), ...(operationTimeoutMs !== undefined && { operationTimeoutMs }), observer, nonceWindow: this.#window, clock: gate.clock, logger });
     const node = mutation?.wrapNode ? mutation.wrapNode(roster, kv, context) : roster;
     const live: Live = { incarnation, node, gate, unwatch: () => undefined, shown: undefined, role: undefined };
     this.#history.incarnations.push(incarnation);

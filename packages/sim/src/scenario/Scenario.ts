@@ -1,4 +1,4 @@
-import type { KVOperation, LatencyMode } from '@roster/kv-adapter/testing';
+import type { KVOperation, LatencyMode } from '@roster/testing';
 
 /** A node's id in a scenario, e.g. `"n1"`. */
 export type NodeId = string;

@@ -21,7 +21,7 @@ export function viewsOf(scenario: Scenario): Views {
 /**
  * True when the store loses writes in `scenario`: a flush (all data), garbage written over a
  * leader-key value (that key's broadcast), or a leader or era key back with its old data. A node may then never see a publication that another
- * node made, which is outside what self-fencing can promise (see docs/testing.md).
+ * node made, which is outside what self-fencing can promise (docs/protocol.md): measured, not asserted.
  */
 export function losesData(scenario: Scenario): boolean {
   return scenario.steps.some(
@@ -62,10 +62,11 @@ export function quietAt(scenario: Scenario): number {
 }
 
 /**
- * The convergence bound checked after the last fault: **2T + 6I**. Derivation (docs/testing.md):
- * the debris of the last fault goes still within I (every live node re-reads the window each
- * interval) and stale T later; a candidate claims at once and confirms after the settle time
- * (≤ I), so a leader is elected by T + 2I; it inherits the member list it followed, so a member
+ * The convergence bound checked after the last fault: **2T + 6I**. Derivation (docs/protocol-rationale.md,
+ * "Convergence after the last fault"): the debris of the last fault goes still within I (every
+ * live node re-reads the window each interval) and stale T later (T + 2I for a dead candidate's
+ * claim); a candidate claims at once and confirms after the settle time (≤ I), so a leader is
+ * elected by T + 4I; it inherits the member list it followed, so a member
  * that died in the last fault is dropped after T without PING, at its next cycle (≤ I), and every
  * node reads that publication within I: T + 2I more. A live node missing from the list (its join
  * was lost with a dying leader or the store's data) appends again within max(T, 3I) and is listed

@@ -1,4 +1,4 @@
-import type { KVOperation } from '@roster/kv-adapter/testing';
+import type { KVOperation } from '@roster/testing';
 import fc from 'fast-check';
 import type { Views } from './analysis.js';
 import { garbageValue, hugeGarbage } from './garbage.js';

@@ -1,5 +1,5 @@
 import { ConfigError } from '@roster/kv-adapter';
-import { type KeySelector } from '@roster/kv-adapter/testing';
+import { type KeySelector } from '@roster/testing';
 import type { KeyRef } from './Scenario.js';
 
 /** A parsed {@link KeyRef}: the simple key (`leader`, `join`, `era`, `id/<node>`) and a nonce or every nonce. */
