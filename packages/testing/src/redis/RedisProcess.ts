@@ -34,7 +34,7 @@ export class RedisProcess {
    */
   async start(timeoutMs = 10_000, extraArgs: readonly string[] = []): Promise<void> {
     const argv = [...(this.configFile === undefined ? [] : [this.configFile]), '--port', String(this.port), ...this.args, ...extraArgs];
-    await this.#server.start(argv, async () => (await redisCommand(this.port, ['PING'], { timeoutMs: 500 })) === 'PONG', timeoutMs);
+    await this.#server.start(argv, () => answers(this.port), timeoutMs);
   }
 
   /** SIGTERMs the server (SIGKILL after `graceMs`) and resolves once it is gone. */
@@ -55,5 +55,18 @@ export class RedisProcess {
   /** Sends `signal` (SIGSTOP, SIGCONT) to the running server; does nothing when it is not running. */
   signal(signal: NodeJS.Signals): void {
     this.#server.signal(signal);
+  }
+}
+
+/**
+ * True when the server on `port` answers: `PONG`, or `NOAUTH` from a server that requires a
+ * password (`--requirepass`), which is up all the same. Rejects while it does not answer.
+ */
+async function answers(port: number): Promise<boolean> {
+  try {
+    return (await redisCommand(port, ['PING'], { timeoutMs: 500 })) === 'PONG';
+  } catch (error) {
+    if (error instanceof Error && /^NOAUTH\b/.test(error.message)) return true;
+    throw error;
   }
 }
