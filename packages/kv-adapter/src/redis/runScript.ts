@@ -10,7 +10,16 @@ export async function runScript(client: Redis | Cluster, script: LuaScript, key:
   try {
     return await client.evalsha(script.sha1, 1, key, ...args);
   } catch (error) {
-    if (!isReplyError(error) || !error.message.startsWith('NOSCRIPT')) throw error;
+    // NOSCRIPT: this server never ran the script. It also comes wrapped, from a server that a
+    // redirection led to (`Too many Cluster redirections. Last error: ReplyError: NOSCRIPT …`, seen
+    // when a migrating slot sent the command to its importing master with ASK).
+    if (!noScript(error)) throw error;
     return client.eval(script.lua, 1, key, ...args);
   }
+}
+
+/** True for a `NOSCRIPT` reply, direct or as the last error of ioredis' redirections. */
+function noScript(error: unknown): boolean {
+  if (isReplyError(error)) return error.message.startsWith('NOSCRIPT');
+  return error instanceof Error && /^Too many Cluster redirections\. Last error: ReplyError: NOSCRIPT\b/.test(error.message);
 }
