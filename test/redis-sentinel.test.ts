@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RosterError, StoreUnavailableError } from '@roster/kv-adapter';
 import { RedisKV } from '@roster/kv-adapter/redis';
 import { MemoryLogger, redisCommand, waitFor, type LocalRedisSentinel } from '@roster/testing';
 import { kvContract } from '../packages/kv-adapter/test/contract.js';
 import { startRedisSentinel } from './support/redis.js';
+import { startTcpProxy } from './support/tcpProxy.js';
 
 /**
  * RedisKV on a real Sentinel deployment (a master, 2 replicas, 3 sentinels, down-after 1 s): the
@@ -29,6 +30,41 @@ describe('RedisKV on Redis Sentinel', () => {
     expect(kv.mode).toBe('sentinel');
     await kv.set('where', 'here');
     expect(await redisCommand((await sentinel.master()).port, ['GET', 'where'])).toBe('here');
+  });
+
+  it("a failover detector's sentinel link reset and still cut: no unhandled rejection, nothing on the console (roster verify cut-reset, seed 3)", async () => {
+    // One sentinel reached through a proxy; the failover detector subscribes to +switch-master on it
+    // (and on the two others, which it learns of from it, directly).
+    const [first] = sentinel.sentinelPorts as [number];
+    const proxy = await startTcpProxy(first);
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    const consoleError = vi.spyOn(console, 'error');
+    const subscribed = async (): Promise<boolean> => String(await redisCommand(first, ['CLIENT', 'LIST', 'TYPE', 'pubsub'])).includes(' sub=1 ');
+    try {
+      await using kv = await RedisKV.connect({ url: `redis+sentinel://127.0.0.1:${proxy.port}/${sentinel.masterName}`, commandTimeoutMs: 200 });
+      await kv.set('x', '1');
+      await waitFor(async () => proxy.open === 1 && (await subscribed()), { what: 'the failover detector to subscribe through the proxy', timeoutMs: 5000 });
+      // cut-reset: the connection is reset and the link stays cut. ioredis reconnects the detector
+      // 1 s later (`sentinelReconnectStrategy`) and re-subscribes into the cut, where a 200 ms command
+      // timeout would expire unhandled.
+      const accepted = proxy.accepted;
+      proxy.setCut(true);
+      proxy.dropAll();
+      await waitFor(() => proxy.accepted > accepted, { what: 'the failover detector to reconnect into the cut', timeoutMs: 5000 });
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      proxy.setCut(false);
+      // The link back: the held SUBSCRIBE is delivered and the detector listens again.
+      await waitFor(subscribed, { what: 'the failover detector to subscribe again', timeoutMs: 5000 });
+      await kv.set('x', '2');
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      consoleError.mockRestore();
+      await proxy.close();
+    }
+    expect(unhandled).toEqual([]);
+    expect(consoleError).not.toHaveBeenCalled();
   });
 
   it('min-replicas-to-write: a master short of in-sync replicas refuses writes as unavailable (NOREPLICAS), and serves reads', async () => {

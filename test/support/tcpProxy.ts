@@ -1,7 +1,8 @@
 /**
  * A small in-process TCP proxy for tests: sits between clients (e.g. `roster node` processes) and
- * a server (Redis), adds latency to every chunk in both directions, and drops every connection on
- * demand, as a slow and lossy network would.
+ * a server (Redis), adds latency to every chunk in both directions, and drops every connection,
+ * refuses new ones or silently holds all traffic (a cut) on demand, as a slow and lossy network
+ * would. It counts the connections it accepts.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
@@ -19,6 +20,12 @@ export interface TcpProxy {
   dropAll(): void;
   /** Refuses (destroys at once) new connections while `true`: the network is down. */
   setRefusing(refusing: boolean): void;
+  /**
+   * Cuts the network silently while `true`: nothing is forwarded either way and nothing is
+   * refused (connections stay open, new ones are accepted but not connected onward), as when
+   * packets are lost; on `false` what was held is delivered, as TCP retransmits it.
+   */
+  setCut(cut: boolean): void;
   close(): Promise<void>;
 }
 
@@ -27,8 +34,11 @@ export async function startTcpProxy(targetPort: number, options: { targetHost?: 
   const targetHost = options.targetHost ?? '127.0.0.1';
   let delayMs = options.delayMs ?? 0;
   let refusing = false;
+  let cut = false;
   let accepted = 0;
   const pairs = new Set<[Socket, Socket]>();
+  /** Connections accepted during a cut, connected onward when it ends. */
+  const held: Socket[] = [];
 
   /** Forwards `from` to `to`, each chunk released no earlier than the previous one. */
   const pipe = (from: Socket, to: Socket): void => {
@@ -45,12 +55,8 @@ export async function startTcpProxy(targetPort: number, options: { targetHost?: 
     });
   };
 
-  const server: Server = createServer((client) => {
-    accepted++;
-    if (refusing) {
-      client.destroy();
-      return;
-    }
+  const forward = (client: Socket): void => {
+    if (client.destroyed) return;
     const upstream = connect(targetPort, targetHost);
     const pair: [Socket, Socket] = [client, upstream];
     pairs.add(pair);
@@ -66,6 +72,22 @@ export async function startTcpProxy(targetPort: number, options: { targetHost?: 
     }
     pipe(client, upstream);
     pipe(upstream, client);
+    client.resume();
+  };
+
+  const server: Server = createServer((client) => {
+    accepted++;
+    if (refusing) {
+      client.destroy();
+      return;
+    }
+    if (cut) {
+      client.pause();
+      client.on('error', () => client.destroy());
+      held.push(client);
+      return;
+    }
+    forward(client);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -95,7 +117,14 @@ export async function startTcpProxy(targetPort: number, options: { targetHost?: 
     setRefusing(value) {
       refusing = value;
     },
+    setCut(value) {
+      cut = value;
+      // A paused socket reads nothing: the peer's data waits in the kernel's buffers.
+      for (const pair of pairs) for (const socket of pair) value ? socket.pause() : socket.resume();
+      if (!value) for (const client of held.splice(0)) forward(client);
+    },
     close() {
+      for (const client of held.splice(0)) client.destroy();
       dropAll();
       return new Promise((resolve) => server.close(() => resolve()));
     },

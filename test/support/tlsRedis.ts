@@ -63,7 +63,7 @@ function tlsArgs(certs: TestCertificates, options: StartTlsRedisOptions): string
  * Starts a `redis-server` with `args` on @roster/testing's process fixture (a process group of its
  * own, SIGKILLed when the test process exits) and resolves once `ready()` answers true.
  */
-async function spawnServer(args: string[], ready: () => Promise<boolean>): Promise<ServerProcess> {
+export async function spawnServer(args: string[], ready: () => Promise<boolean>): Promise<ServerProcess> {
   const binary = redisServerBinary();
   if (!binary) throw new Error('needs redis-server on PATH (or ROSTER_REDIS_SERVER)');
   const server = new ServerProcess(binary, `redis-server ${args.join(' ')}`);
@@ -72,7 +72,7 @@ async function spawnServer(args: string[], ready: () => Promise<boolean>): Promi
 }
 
 /** One command on a fresh client, never retried. */
-async function once(options: RedisOptions, args: string[]): Promise<unknown> {
+export async function once(options: RedisOptions, args: string[]): Promise<unknown> {
   const client = new Redis({ ...options, lazyConnect: true, connectTimeout: 3000, commandTimeout: 3000, maxRetriesPerRequest: 0, retryStrategy: () => null });
   client.on('error', () => {});
   try {

@@ -24,7 +24,7 @@ describe("no message of the library reaches the user altered", () => {
 
   it('a URL from the environment is reported as from the environment, never as --store', async () => {
     const { err } = await run(['node', ...NODE], { ROSTER_STORE_URL: 'foo://x' });
-    expect(err).toMatch(/^roster node: invalid store URL: Expected the scheme to be one of `redis:\/\/`, .*`postgresql:\/\/`, found `foo:\/\/`, got "foo:\/\/x" \(from ROSTER_STORE_URL\)\n$/);
+    expect(err).toMatch(/^roster node: invalid store URL: Expected the scheme to be one of `redis:\/\/`, .*`postgresql:\/\/`, .*`mysql:\/\/`, .*found `foo:\/\/`, got "foo:\/\/x" \(from ROSTER_STORE_URL\)\n$/);
     expect(err).not.toContain('--store');
   });
 

@@ -34,7 +34,7 @@ describe('the store URL forms follow connectStore', () => {
 
   it('every example is a URL checkStoreUrl accepts, for the backend the form says; every backend has one', () => {
     for (const { form, example } of STORE_FORMS) expect(checkStoreUrl(example.url).backend, form).toBe(example.backend);
-    expect(new Set(STORE_FORMS.map((f) => f.example.backend))).toEqual(new Set(['redis', 'redis-sentinel', 'postgres', 'etcd']));
+    expect(new Set(STORE_FORMS.map((f) => f.example.backend))).toEqual(new Set(['redis', 'redis-sentinel', 'postgres', 'mysql', 'etcd', 'nats']));
   });
 
   for (const command of STORE_COMMANDS) {
@@ -47,7 +47,7 @@ describe('the store URL forms follow connectStore', () => {
 
   it('the TLS heading names every form that asks for TLS', () => {
     const heading = tlsHeading().replaceAll('\n', ' ');
-    expect(TLS_FORMS).toEqual(['rediss://', 'rediss+sentinel://', 'postgres://...?sslmode=...', 'etcds://']);
+    expect(TLS_FORMS).toEqual(['rediss://', 'rediss+sentinel://', 'postgres://...?sslmode=...', 'mysql://...?ssl=...', 'etcds://', 'tls://']);
     for (const form of TLS_FORMS) expect(heading).toContain(form);
   });
 

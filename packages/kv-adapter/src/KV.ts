@@ -64,7 +64,8 @@ export interface CompareAndSetResult {
 
 /**
  * A key-value store as Roster uses it. Implementations: `MemoryKV` (embedded), `RedisKV` (Redis,
- * Redis Cluster, Sentinel), `PostgresKV`, `EtcdKV`; and, for tests, the fault-injecting view of
+ * Redis Cluster, Sentinel), `PostgresKV`, `MySQLKV` (MySQL, MariaDB), `EtcdKV`, `NatsKV` (a NATS JetStream
+ * key-value bucket); and, for tests, the fault-injecting view of
  * any KV in `@roster/testing`.
  *
  * No operation spans more than one key, so every key may live on a different shard.

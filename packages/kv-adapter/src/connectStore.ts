@@ -8,7 +8,9 @@ import type { Logger } from './logger.js';
 // The URL parsers load no driver: each backend's class (and driver) is imported in `connect` only.
 import { parseEtcdUrl } from './etcd/parseEtcdUrl.js';
 import { parsePostgresUrl } from './postgres/parsePostgresUrl.js';
+import { parseMySQLUrl } from './mysql/parseMySQLUrl.js';
 import { parseStoreUrl } from './redis/parseStoreUrl.js';
+import { parseNatsUrl } from './nats/parseNatsUrl.js';
 
 /**
  * Options of {@link connectStore}: what every backend understands. A backend ignores what does not
@@ -19,7 +21,7 @@ export interface ConnectStoreOptions extends KVLimits {
   readonly connectTimeoutMs?: number;
   /**
    * How long one store operation may take before it fails as unavailable (on PostgreSQL also the
-   * server's `statement_timeout`). @defaultValue 1000
+   * server's `statement_timeout`, on MariaDB its `max_statement_time`). @defaultValue 1000
    */
   readonly commandTimeoutMs?: number;
   /**
@@ -64,6 +66,13 @@ interface StoreBackend {
  * without it, a {@link MissingDriverError} naming the package to install.
  */
 const loadRedis = () => loadDriver('ioredis', 'RedisKV', () => import('./redis.js'));
+
+/**
+ * Loads the NATS entry, whose modules import the three NATS client packages (optional peer
+ * dependencies) as they load: without one, a {@link MissingDriverError} naming it.
+ */
+const loadNats = () =>
+  loadDriver('@nats-io/transport-node', 'NatsKV', () => loadDriver('@nats-io/jetstream', 'NatsKV', () => loadDriver('@nats-io/kv', 'NatsKV', () => import('./nats.js'))));
 
 /**
  * The scheme table. A URL without a scheme (`host:port[,host:port…]`) is Redis. To add a backend,
@@ -112,6 +121,27 @@ const BACKENDS: readonly StoreBackend[] = [
       return PostgresKV.connect({ url, ...options }, { ...(signal && { signal }) });
     },
   },
+  {
+    // `mysql://USER[:PASS]@HOST:PORT/DB`, `mariadb://`; `mysql2` is an optional peer dependency.
+    schemes: ['mysql', 'mariadb'],
+    backend: 'mysql',
+    check: (url) => void parseMySQLUrl(url),
+    connect: async (url, { signal, ...options }) => {
+      const { MySQLKV } = await import('./mysql.js');
+      return MySQLKV.connect({ url, ...options }, { ...(signal && { signal }) });
+    },
+  },
+  {
+    // `nats://[USER:PASS@|TOKEN@]HOST:PORT[,HOST:PORT…][/BUCKET][?replicas=N]`, `tls://` for TLS (the
+    // NATS tools' own schemes); a JetStream key-value bucket through the `@nats-io/*` v3 clients.
+    schemes: ['nats', 'tls'],
+    backend: 'nats',
+    check: (url) => void parseNatsUrl(url),
+    connect: async (url, { signal, ...options }) => {
+      const { NatsKV } = await loadNats();
+      return NatsKV.connect({ url, ...options }, { ...(signal && { signal }) });
+    },
+  },
 ];
 
 /** The row for `url`: by its scheme, or Redis for a bare `host:port` list. */
@@ -135,8 +165,9 @@ function backendOf(url: unknown): StoreBackend {
  * Accepted forms (docs/stores.md): `redis://[USER[:PASS]@]HOST[:PORT][/DB]`, `rediss://…`, a
  * comma-separated list of Redis Cluster nodes (`host:port,host:port` or `redis://…,redis://…`),
  * `postgres://USER[:PASS]@HOST[:PORT]/DB[?sslmode=…&table=…]` (also `postgresql://`),
- * `redis+sentinel://[USER[:PASS]@]HOST[:PORT][,HOST[:PORT]…]/MASTER_NAME[/DB]` (also `rediss+sentinel://`)
- * and `etcd://…`.
+ * `redis+sentinel://[USER[:PASS]@]HOST[:PORT][,HOST[:PORT]…]/MASTER_NAME[/DB]` (also `rediss+sentinel://`),
+ * `mysql://USER[:PASS]@HOST[:PORT]/DB[?ssl=…&table=…]` (also `mariadb://`), `etcd://…` and
+ * `nats://[USER:PASS@|TOKEN@]HOST[:PORT][,HOST[:PORT]…][/BUCKET][?replicas=N]` (also `tls://`).
  *
  * @throws {@link ConfigError} with field `store` for an invalid URL or an unknown scheme; its
  *   `value` is the URL with its passwords redacted.
@@ -155,10 +186,10 @@ export function checkStoreUrl(url: string): CheckedStoreUrl {
 
 /**
  * Opens the store at `url` with the backend its scheme selects (see {@link checkStoreUrl}), and
- * resolves once it is ready. The backend's entry (`@roster/kv-adapter/redis`, `/postgres`, `/etcd`)
- * is imported only then, so an application that uses PostgreSQL never loads ioredis nor needs it
- * installed, one that uses Redis never loads `pg`, and each needs its own driver installed
- * (`ioredis`, `pg`; etcd needs none).
+ * resolves once it is ready. The backend's entry (`@roster/kv-adapter/redis`, `/postgres`, `/mysql`,
+ * `/etcd`) is imported only then, so an application that uses PostgreSQL never loads ioredis nor
+ * needs it installed, one that uses Redis never loads `pg`, and each needs its own driver installed
+ * (`ioredis`, `pg`, `mysql2`, the three `@nats-io/*` clients for `nats://`; etcd needs none).
  *
  * @throws {@link ConfigError} for an invalid URL or option (field `store` for the URL).
  * @throws {@link MissingDriverError} when the backend's optional driver package is not installed.

@@ -155,7 +155,7 @@ export class UnsupportedOperationError extends RosterError {
 
 /**
  * A store URL names a backend whose driver, an optional peer dependency of this package, is not
- * installed (`ioredis` for `redis://`, `pg` for `postgres://`). Install the package named by
+ * installed (`ioredis` for `redis://`, `pg` for `postgres://`, `mysql2` for `mysql://`). Install the package named by
  * `packageName`.
  */
 export class MissingDriverError extends RosterError {

@@ -71,5 +71,6 @@ export type {
   StoreAddress,
 } from './redis/parseStoreUrl.js';
 export type { ParsedPostgresUrl, PostgresSslMode } from './postgres/parsePostgresUrl.js';
+export type { ParsedMySQLUrl, MySQLSslMode } from './mysql/parseMySQLUrl.js';
 export type { ParsedEtcdUrl, EtcdEndpoint } from './etcd/parseEtcdUrl.js';
 export { connectStore, checkStoreUrl, type ConnectStoreOptions, type CheckedStoreUrl } from './connectStore.js';

@@ -173,6 +173,23 @@ describe('PostgresKV on a real PostgreSQL', () => {
     }
   });
 
+  it('a hot standby serves Roster nothing, reads included: every operation is a StoreUnavailableError naming the standby', async () => {
+    const table = freshTable();
+    const primary = await PostgresKV.connect({ url: server.url, table });
+    const standby = await server.startStandby();
+    try {
+      await primary.set('k', 'v');
+      // The row reached the standby: a plain read there would return it (stale, after a failover).
+      await expect.poll(() => standby.sql(`SELECT count(*) FROM ${table}`).catch(() => '0'), { timeout: 10_000 }).toBe('1');
+      const { result } = await timed(PostgresKV.connect({ url: standby.url, table, connectTimeoutMs: 500 }));
+      const error = reason(result);
+      expect(StoreUnavailableError.is(error) && /standby in recovery/.test(error.message), String(error)).toBe(true);
+    } finally {
+      await primary.close();
+      await standby.destroy();
+    }
+  }, 60_000);
+
   it('an unreachable server is a StoreUnavailableError after connectTimeoutMs', async () => {
     const { ms, result } = await timed(PostgresKV.connect({ url: 'postgres://u:p@127.0.0.1:1/db', connectTimeoutMs: 400 }));
     expect(StoreUnavailableError.is(reason(result))).toBe(true);

@@ -23,6 +23,10 @@ describe('SafeConnector: ioredis connectors on the package root only', () => {
     expect(Object.getPrototypeOf(SafeSentinelConnector)).toBe(SentinelConnector);
   });
 
+  it("finds ioredis' private connectToSentinel, through which it guards the sentinel clients", () => {
+    expect(typeof (SentinelConnector.prototype as unknown as { connectToSentinel?: unknown }).connectToSentinel).toBe('function');
+  });
+
   it('connects to host:port, and its socket survives a second error (ioredis listens once)', async () => {
     const port = await listening();
     const heard: string[] = [];

@@ -31,6 +31,15 @@ describe('accessDenied', () => {
     expect(accessDenied('NOPERM as a string')).toBeUndefined();
   });
 
+  it("reads the last sentinel's refusal from ioredis' text-only `All sentinels are unreachable` error; a sentinel down is not a refusal", () => {
+    const all = (last: string): Error => new Error(`All sentinels are unreachable. Retrying from scratch after 50ms. Last error: ${last}`);
+    expect(accessDenied(all('NOAUTH Authentication required.'))).toBe('sentinel: NOAUTH Authentication required.');
+    expect(accessDenied(all('WRONGPASS invalid username-password pair or user is disabled.'))).toMatch(/^sentinel: WRONGPASS/);
+    expect(accessDenied(all('self-signed certificate in certificate chain'))).toBe('sentinel: TLS: self-signed certificate in certificate chain');
+    expect(accessDenied(all('connect ECONNREFUSED 127.0.0.1:26379'))).toBeUndefined();
+    expect(accessDenied(all('Connection is closed.'))).toBeUndefined();
+  });
+
   it('a NOPERM at run time maps to StoreUnavailableError: the store cannot serve this client until the permission is back', () => {
     const error = mapRedisError(reply("NOPERM this user has no permissions to run the 'evalsha' command"), { backend: 'RedisKV', operation: 'compareAndSet', key: 'k', closed: false, shardScoped: false });
     expect(StoreUnavailableError.is(error)).toBe(true);

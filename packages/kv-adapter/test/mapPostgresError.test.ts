@@ -41,6 +41,28 @@ describe('mapPostgresError: failures by SQLSTATE and class', () => {
     expect(StoreAccessError.is(mapPostgresError(serverError(code, message), context))).toBe(true);
   });
 
+  it.each([
+    ['SASL authentication failed'],
+    ['database "nosuchdb" does not exist'],
+    ['no such database: app'],
+    ['unsupported startup parameter: statement_timeout'],
+  ])('PgBouncer refusing the configuration (08P01, %s) is access refused, naming the pooler', (message) => {
+    const mapped = mapPostgresError(Object.assign(serverError('08P01', message), { severity: 'FATAL' }), context);
+    expect(StoreAccessError.is(mapped) && /pooler such as PgBouncer/.test(mapped.message)).toBe(true);
+  });
+
+  it('a standby refusing a read-write transaction (0A000) is the store unavailable, naming the standby', () => {
+    const mapped = mapPostgresError(serverError('0A000', 'cannot set transaction read-write mode during recovery'), context);
+    expect(StoreUnavailableError.is(mapped) && /standby in recovery/.test(mapped.message)).toBe(true);
+  });
+
+  it.each([['server login has been failing, try again later (server_login_retry)'], ['pgbouncer cannot connect to server'], ['query_wait_timeout']])(
+    'PgBouncer unable to serve now (08P01, %s) is the store unavailable',
+    (message) => {
+      expect(StoreUnavailableError.is(mapPostgresError(serverError('08P01', message), context))).toBe(true);
+    },
+  );
+
   it('any other server error is a rejection, with the SQLSTATE in its message', () => {
     const mapped = mapPostgresError(serverError('22P02', 'invalid input syntax'), context);
     expect(mapped).toBeInstanceOf(KVRejectedError);

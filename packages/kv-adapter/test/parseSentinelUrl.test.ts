@@ -17,6 +17,12 @@ describe('parseStoreUrl: redis+sentinel://', () => {
     ['REDIS+SENTINEL://:secret@h:1/m', { mode: 'sentinel', sentinels: [{ host: 'h', port: 1 }], name: 'm', db: 0, tls: false, password: 'secret' }],
     // A raw `@` or `/` in the password stays in it.
     ['redis+sentinel://u:a/b@c@h:1/m', { mode: 'sentinel', sentinels: [{ host: 'h', port: 1 }], name: 'm', db: 0, tls: false, username: 'u', password: 'a/b@c' }],
+    // The sentinels' own credentials in the query, URL-encoded (a `+` is a plus).
+    [
+      'rediss+sentinel://app:pw@h:1,h:2/m/2?sentinelUsername=watch&sentinelPassword=s%26c%40t+1',
+      { mode: 'sentinel', sentinels: [{ host: 'h', port: 1 }, { host: 'h', port: 2 }], name: 'm', db: 2, tls: true, username: 'app', password: 'pw', sentinelUsername: 'watch', sentinelPassword: 's&c@t+1' },
+    ],
+    ['redis+sentinel://h:1/m?sentinelPassword=only', { mode: 'sentinel', sentinels: [{ host: 'h', port: 1 }], name: 'm', db: 0, tls: false, sentinelPassword: 'only' }],
   ])('%s', (url, expected) => {
     expect(parseStoreUrl(url)).toEqual(expected);
   });
@@ -28,7 +34,9 @@ describe('parseStoreUrl: redis+sentinel://', () => {
     ['redis+sentinel://h:1/m/0/extra', /too many parts/],
     ['redis+sentinel://h:1,,h:2/m', /empty entry/],
     ['redis+sentinel://h:99999/m', /port|sentinel/],
-    ['redis+sentinel://h:1/m?x=1', /query string/],
+    ['redis+sentinel://h:1/m?x=1', /only the parameters `sentinelUsername`, `sentinelPassword`/],
+    ['redis+sentinel://h:1/m?sentinelPassword=a&sentinelPassword=b', /once/],
+    ['redis+sentinel://h:1/m?sentinelPassword=a#f', /fragment/],
   ])('refuses %s', (url, message) => {
     const error = (() => {
       try {
@@ -45,6 +53,8 @@ describe('parseStoreUrl: redis+sentinel://', () => {
   it('never shows the password, in the redacted URL or in errors', () => {
     expect(redactStoreUrl('redis+sentinel://app:hunter2@h:1,h:2/m')).toBe('redis+sentinel://app:***@h:1,h:2/m');
     expect(() => parseStoreUrl('redis+sentinel://app:hunter2@h:1/m/x')).toThrow(/^(?!.*hunter2)/s);
+    expect(redactStoreUrl('rediss+sentinel://app:hunter2@h:1/m?sentinelUsername=w&sentinelPassword=hunter3')).toBe('rediss+sentinel://app:***@h:1/m?sentinelUsername=w&sentinelPassword=***');
+    expect(() => parseStoreUrl('redis+sentinel://h:1/m?sentinelPassword=hunter3&x=1')).toThrow(/^(?!.*hunter3)/s);
   });
 });
 

@@ -14,7 +14,10 @@
  *   {@link LocalRedis} (one `redis-server`), {@link LocalRedisCluster} (with replicas or not; its
  *   servers can be killed, paused and restarted, its masters failed over, its slots migrated live),
  *   {@link LocalRedisSentinel} (a master, its replicas and three sentinels), {@link LocalEtcd} (1 or
- *   3 members) and {@link LocalPostgres} (`initdb` and a postmaster).
+ *   3 members), {@link LocalPostgres} (`initdb` and a postmaster), {@link LocalPgBouncer} (in front of
+ *   a LocalPostgres, in any pool mode), {@link LocalMariaDB}
+ *   (`mariadb-install-db` and `mariadbd`), {@link LocalNats} (one `nats-server` with JetStream) and
+ *   {@link LocalNatsCluster} (three, whose meta leader and stream leaders can be killed).
  * - {@link ServerProcess}: the one process-supervision fixture every server process above runs on
  *   (a process group of its own, awaited until it answers, SIGKILLed when this process exits); and
  *   the small helpers they share: {@link freeLoopbackPort}, {@link redisCommand}, {@link waitFor},
@@ -79,3 +82,7 @@ export { LOOPBACK_HOST, freeLoopbackPort, type FreeLoopbackPortOptions } from '.
 export { waitFor, type WaitForOptions } from './process/waitFor.js';
 export { LocalEtcd, type LocalEtcdOptions, type LocalEtcdMember, type LocalEtcdAuthOptions } from './etcd/LocalEtcd.js';
 export { LocalPostgres, type LocalPostgresOptions, type PostgresShutdownMode } from './postgres/LocalPostgres.js';
+export { LocalPgBouncer, type LocalPgBouncerOptions, type PgBouncerPoolMode } from './postgres/LocalPgBouncer.js';
+export { LocalMariaDB, type LocalMariaDBOptions } from './mysql/LocalMariaDB.js';
+export { LocalNats, type LocalNatsOptions } from './nats/LocalNats.js';
+export { LocalNatsCluster, type LocalNatsClusterOptions, type LocalNatsClusterServer } from './nats/LocalNatsCluster.js';

@@ -52,8 +52,8 @@ export const STORE_FORMS: readonly StoreForm[] = [
     example: { url: '10.0.0.1:7000,10.0.0.2:7000', backend: 'redis' },
   },
   {
-    form: 'redis+sentinel://[USER[:PASS]@]HOST[:PORT][,HOST[:PORT]...]/MASTER[/DB]',
-    meaning: 'the master named MASTER of a Redis Sentinel deployment, asked of these sentinels (port 26379 by default) and followed through failovers; the credentials are the master\'s',
+    form: 'redis+sentinel://[USER[:PASS]@]HOST[:PORT][,HOST[:PORT]...]/MASTER[/DB][?sentinelUsername=U&sentinelPassword=P]',
+    meaning: 'the master named MASTER of a Redis Sentinel deployment, asked of these sentinels (port 26379 by default) and followed through failovers; USER and PASS are the master\'s credentials, sentinelUsername and sentinelPassword (URL-encoded) the sentinels\' own',
     docs: '([stores.md](stores.md#redis-sentinel))',
     schemes: ['redis+sentinel'],
     example: { url: 'redis+sentinel://s1:26379,s2:26379/mymaster', backend: 'redis-sentinel' },
@@ -75,6 +75,15 @@ export const STORE_FORMS: readonly StoreForm[] = [
     example: { url: 'postgresql://roster:pw@db.internal:5432/app?sslmode=verify-full', backend: 'postgres' },
   },
   {
+    form: 'mysql://USER[:PASS]@HOST[:PORT]/DB[?ssl=MODE&table=TABLE]',
+    meaning:
+      'a MySQL 8 or MariaDB database (also mariadb://; port 3306 by default); one table, roster_kv unless table= names another, created when missing; ssl is disable (the default), require, verify-ca or verify-full',
+    docs: '([stores.md](stores.md#mysql-and-mariadb))',
+    schemes: ['mysql', 'mariadb'],
+    tls: 'mysql://...?ssl=...',
+    example: { url: 'mysql://roster:pw@db.internal:3306/app?ssl=verify-full', backend: 'mysql' },
+  },
+  {
     form: 'etcd://[USER[:PASS]@]HOST[:PORT][,HOST[:PORT]...][/PREFIX]',
     meaning:
       'etcd v3: its members (port 2379 by default), tried in turn, and a key prefix for the group; etcd has no clock, so roster primary refuses it; with ROSTER_STORE_PASSWORD, name the user in the URL',
@@ -89,10 +98,25 @@ export const STORE_FORMS: readonly StoreForm[] = [
     tls: 'etcds://',
     example: { url: 'etcds://e1:2379', backend: 'etcd' },
   },
+  {
+    form: 'nats://[USER:PASS@|TOKEN@]HOST[:PORT][,HOST[:PORT]...][/BUCKET][?replicas=N]',
+    meaning:
+      'a NATS JetStream key-value bucket (roster unless named; created with history 1 and N replicas when missing, N=3 on a 3-server cluster) on these servers (port 4222 by default); user info without a colon is a token',
+    docs: '([stores.md](stores.md#nats-jetstream))',
+    schemes: ['nats'],
+    example: { url: 'nats://roster:pw@n1:4222,n2:4222,n3:4222/billing?replicas=3', backend: 'nats' },
+  },
+  {
+    form: 'tls://...',
+    meaning: 'the same over TLS (the NATS tools\' scheme for it)',
+    schemes: ['tls'],
+    tls: 'tls://',
+    example: { url: 'tls://n1:4222/billing', backend: 'nats' },
+  },
 ];
 
-/** The kinds of store, for summaries: "Redis, Redis Cluster, Redis Sentinel, PostgreSQL or etcd". */
-export const STORE_KINDS = 'Redis, Redis Cluster, Redis Sentinel, PostgreSQL or etcd';
+/** The kinds of store, for summaries: "Redis, Redis Cluster, Redis Sentinel, PostgreSQL, MySQL/MariaDB, etcd or NATS JetStream". */
+export const STORE_KINDS = 'Redis, Redis Cluster, Redis Sentinel, PostgreSQL, MySQL/MariaDB, etcd or NATS JetStream';
 
 /** The forms that use TLS, as the TLS flags' help names them. */
 export const TLS_FORMS: readonly string[] = STORE_FORMS.flatMap((f) => (f.tls === undefined ? [] : [f.tls]));

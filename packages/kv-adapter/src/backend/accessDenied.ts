@@ -12,6 +12,8 @@ const DENIED_REPLIES = new Set(['WRONGPASS', 'NOAUTH', 'NOPERM']);
  * `WRONGPASS invalid username-password pair or user is disabled.`
  */
 export function accessDenied(error: unknown): string | undefined {
+  const sentinel = sentinelRefusal(error);
+  if (sentinel !== undefined) return sentinel;
   // ioredis' cluster errors ("Failed to refresh slots cache") keep the node's error in `lastNodeError`.
   const next = (e: Error): unknown => e.cause ?? (e as { lastNodeError?: unknown }).lastNodeError;
   for (let e = error, depth = 0; e instanceof Error && depth < 5; e = next(e), depth++) {
@@ -19,6 +21,21 @@ export function accessDenied(error: unknown): string | undefined {
     if (e.name === 'ReplyError' && DENIED_REPLIES.has(e.message.split(' ', 1)[0] ?? '')) return e.message;
     if (typeof code === 'string' && isTlsRefusal(code)) return `TLS: ${firstLine(e.message)} (${code})`;
   }
+  return undefined;
+}
+
+/**
+ * ioredis' Sentinel connector reports that no sentinel gave it the master in one error whose
+ * message ends with the last sentinel's error, as text only (no `cause`): `All sentinels are
+ * unreachable. Retrying from scratch after 50ms. Last error: NOAUTH Authentication required.`
+ * A sentinel that refused the credentials, or a TLS sentinel that failed verification, is final.
+ */
+function sentinelRefusal(error: unknown): string | undefined {
+  if (!(error instanceof Error) || !error.message.startsWith('All sentinels are unreachable')) return undefined;
+  const last = / Last error: (.*)$/s.exec(error.message)?.[1];
+  if (last === undefined) return undefined;
+  if (DENIED_REPLIES.has(last.split(' ', 1)[0] ?? '')) return `sentinel: ${last}`;
+  if (/certificate|altnames|SSL routines/i.test(last)) return `sentinel: TLS: ${firstLine(last)}`;
   return undefined;
 }
 

@@ -1,6 +1,10 @@
+/** Schemes whose user info without a colon is a token (NATS: `nats://TOKEN@host`). */
+const TOKEN_SCHEMES = /^\s*(nats|tls):\/\//i;
+
 /**
  * `url` with every password replaced by `***`, for errors and logs: any store URL (Redis, Redis
- * Cluster lists, Sentinel, PostgreSQL, etcd), since every backend writes credentials as `user:pass@`.
+ * Cluster lists, Sentinel, PostgreSQL, etcd), since every backend writes credentials as `user:pass@`,
+ * and a Sentinel URL's `sentinelPassword=` parameter; in a NATS URL, a token (`nats://TOKEN@host`) too.
  *
  * @example
  * ```ts
@@ -13,11 +17,18 @@ export function redactStoreUrl(url: string): string {
   let from = 0;
   for (const { begin, end } of userinfos(url)) {
     const colon = url.indexOf(':', begin);
-    if (colon < 0 || colon >= end) continue; // a user name alone is not a secret
+    if (colon < 0 || colon >= end) {
+      // A user name alone is not a secret, except in a NATS URL, where it is a token.
+      if (TOKEN_SCHEMES.test(url)) {
+        out += `${url.slice(from, begin)}***`;
+        from = end;
+      }
+      continue;
+    }
     out += `${url.slice(from, colon + 1)}***`;
     from = end;
   }
-  return out + url.slice(from);
+  return (out + url.slice(from)).replace(/([?&]sentinelPassword=)[^&#]*/g, '$1***');
 }
 
 /**

@@ -114,6 +114,12 @@ interface Lease {
  * that is a `StoreUnavailableError` (`timedOut` when the deadline passed). Wrong credentials,
  * a missing permission and a TLS refusal are `StoreAccessError`; other refusals `KVRejectedError`.
  *
+ * **Connections.** A keep-alive pool per member (up to `maxSockets`). A request that timed out
+ * keeps its connection for its late answer, which frees it for the next request; while a member
+ * does not answer, new connections to it are paced (at once, then 100 ms doubling to 500 ms,
+ * jittered): a cut network or a frozen member costs a few connections a second, not one per
+ * timed-out request.
+ *
  * **Authentication.** With a user name, `connect` authenticates; the token goes with each
  * request, and a request refused for an expired token authenticates again and is sent once more.
  *

@@ -1,10 +1,11 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { ConnectionOptions } from 'node:tls';
-import type { Clock } from '../clock/Clock.js';
+import type { Clock, Timer } from '../clock/Clock.js';
 import { KVClosedError, StoreAccessError, StoreUnavailableError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { accessDenied } from '../backend/accessDenied.js';
+import { MemberConnections } from './MemberConnections.js';
 import type { EtcdEndpoint } from './parseEtcdUrl.js';
 
 /** gRPC status codes, as etcd's JSON gateway reports them in `code`. */
@@ -12,6 +13,12 @@ const GRPC = { INVALID_ARGUMENT: 3, DEADLINE_EXCEEDED: 4, PERMISSION_DENIED: 7, 
 
 /** The least time worth a try at another member. */
 const MIN_TRY_MS = 5;
+
+/**
+ * How long a request that timed out (or was aborted) keeps its connection, waiting for the late
+ * answer that frees it for the next request, before the connection is closed.
+ */
+const ABANDONED_REQUEST_MS = 10_000;
 
 /** Connection failures that happen before a request is sent: another member may take it. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
@@ -57,7 +64,7 @@ export interface EtcdTransportOptions {
   readonly logger: Logger;
   /** The store, redacted, for logs and messages. */
   readonly target: string;
-  /** Sockets kept per member. */
+  /** Sockets kept (and requests in flight) per member. */
   readonly maxSockets: number;
 }
 
@@ -72,10 +79,19 @@ type Outcome = { readonly ok: true; readonly body: any } | { readonly ok: false;
  * that is a {@link StoreUnavailableError}, `timedOut` when the deadline passed. With a user
  * name, it authenticates, sends the token with each request, and authenticates again once when
  * a request is refused for an expired token.
+ *
+ * **Connections.** Each member has its own keep-alive pool ({@link MemberConnections}). A request
+ * that was sent and timed out is not cancelled (HTTP/1.1 would have to close its connection): it
+ * is left to finish for up to {@link ABANDONED_REQUEST_MS}, and its connection then serves the
+ * next request. One that timed out before it was written to a connection is dropped, never sent late.
+ * While a member does not answer, new connections to it are spaced out (at once, then 100 ms
+ * doubling to 500 ms, jittered; unlimited again after an answer); a request that finds no free
+ * connection waits for one, or for its turn to open one, until its deadline, and is not sent if
+ * neither comes (the operation fails as timed out, its request never sent).
  */
 export class EtcdTransport {
   readonly #o: EtcdTransportOptions;
-  readonly #agent: HttpAgent;
+  readonly #members: readonly MemberConnections[];
   #current = 0;
   #token: Promise<string> | undefined;
   #closed = false;
@@ -84,8 +100,7 @@ export class EtcdTransport {
 
   constructor(options: EtcdTransportOptions) {
     this.#o = options;
-    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, scheduling: 'lifo' as const };
-    this.#agent = options.tls ? new HttpsAgent({ ...agentOptions, ...options.tls }) : new HttpAgent(agentOptions);
+    this.#members = options.endpoints.map(() => new MemberConnections({ tls: options.tls, maxSockets: options.maxSockets, clock: options.clock }));
   }
 
   /** Sends `call` and resolves with the parsed reply; rejects with a Roster error. */
@@ -111,7 +126,7 @@ export class EtcdTransport {
   /** Closes every socket; requests in flight fail. Idempotent. */
   close(): void {
     this.#closed = true;
-    this.#agent.destroy();
+    for (const member of this.#members) member.destroy();
   }
 
   #authToken(call: EtcdCall): Promise<string> {
@@ -150,7 +165,7 @@ export class EtcdTransport {
       const remaining = call.deadlineAt - this.#o.clock.now();
       // A try with a few ms left would only time out: the deadline is spent.
       if (remaining < MIN_TRY_MS && last) break;
-      const outcome = await this.#request(endpoints[index]!, call, token, Math.max(1, remaining));
+      const outcome = await this.#request(index, call, token);
       if (outcome.ok) {
         if (this.#current !== index) this.#o.logger.debug({ store: this.#o.target, member: address(endpoints[index]!) }, 'etcd: using member');
         this.#current = index;
@@ -174,21 +189,62 @@ export class EtcdTransport {
     throw last?.ok === false ? Object.assign(new Error('request failed'), { outcome: last }) : new Error('no member tried');
   }
 
-  #request(endpoint: EtcdEndpoint, call: EtcdCall, token: string | undefined, timeoutMs: number): Promise<Outcome> {
+  /**
+   * Sends `call` to member `index` once a connection is free or a new one may be opened; when
+   * neither comes before the deadline, does not send it (`sent: false`, `timedOut`).
+   */
+  async #request(index: number, call: EtcdCall, token: string | undefined): Promise<Outcome> {
+    const endpoint = this.#o.endpoints[index]!;
+    const member = this.#members[index]!;
+    const { clock } = this.#o;
+    while (!member.tryAcquire()) {
+      if (call.signal?.aborted) return { ok: false, sent: false, error: call.signal.reason, timedOut: false };
+      const left = call.deadlineAt - clock.now() - MIN_TRY_MS;
+      if (this.#closed || left <= 0) {
+        // A refusal of access (TLS) stays one, so that it is reported as such.
+        const last = member.lastFailure;
+        const error =
+          accessDenied(last) !== undefined
+            ? last
+            : member.waitMs > 0
+              ? new Error(`${describe(last)} (no new connection to ${address(endpoint)} for ${Math.round(member.waitMs)} ms)`)
+              : new Error(`no free connection to ${address(endpoint)} within the deadline`);
+        return { ok: false, sent: false, error, timedOut: !this.#closed };
+      }
+      // Until a new connection may open, within the deadline; a connection freed by a late answer
+      // wakes us sooner.
+      await member.wait(Math.min(member.waitMs || left, left), call.signal);
+    }
+    // Sent in this turn of the event loop: the connection tryAcquire counted on is still there.
+    return this.#send(endpoint, member, call, token, Math.max(1, call.deadlineAt - clock.now()));
+  }
+
+  #send(endpoint: EtcdEndpoint, member: MemberConnections, call: EtcdCall, token: string | undefined, timeoutMs: number): Promise<Outcome> {
     return new Promise<Outcome>((resolve) => {
       const payload = Buffer.from(JSON.stringify(call.body));
       let sent = false;
       let done = false;
+      let abandoned: Timer | undefined;
       const finish = (outcome: Outcome): void => {
         if (done) return;
         done = true;
         timer.cancel();
         call.signal?.removeEventListener('abort', onAbort);
+        if (outcome.ok || outcome.error instanceof EtcdReplyError) member.answered();
+        else if (!call.signal?.aborted) member.failed(outcome.error);
         resolve(outcome);
+      };
+      /**
+       * Gives up on the answer. A request not yet written to its connection is destroyed, so that
+       * it is never sent late; one that was sent keeps its connection, which a late answer frees.
+       */
+      const abandon = (): void => {
+        if (!sent) request.destroy();
+        else abandoned ??= this.#o.clock.setTimer(() => request.destroy(), ABANDONED_REQUEST_MS);
       };
       const request = (this.#o.tls ? httpsRequest : httpRequest)(
         {
-          agent: this.#agent,
+          agent: member.agent,
           host: endpoint.host,
           port: endpoint.port,
           method: 'POST',
@@ -200,6 +256,7 @@ export class EtcdTransport {
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('error', (error) => finish({ ok: false, sent: true, error, timedOut: false }));
           response.on('end', () => {
+            if (done) return;
             const text = Buffer.concat(chunks).toString();
             let body: any;
             try {
@@ -218,13 +275,14 @@ export class EtcdTransport {
       );
       request.on('error', (error: NodeJS.ErrnoException) => finish({ ok: false, sent: sent && !NOT_SENT.has(error.code ?? ''), error, timedOut: false }));
       request.on('finish', () => (sent = true));
+      request.on('close', () => abandoned?.cancel());
       const timer = this.#o.clock.setTimer(() => {
         finish({ ok: false, sent, error: new Error(`no answer from ${address(endpoint)} within ${Math.round(timeoutMs)} ms`), timedOut: true });
-        request.destroy();
+        abandon();
       }, timeoutMs);
       const onAbort = (): void => {
         finish({ ok: false, sent: true, error: call.signal!.reason, timedOut: false });
-        request.destroy();
+        abandon();
       };
       call.signal?.addEventListener('abort', onAbort, { once: true });
       request.end(payload);

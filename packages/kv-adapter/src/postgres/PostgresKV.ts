@@ -1,15 +1,17 @@
 import type { ConnectionOptions } from 'node:tls';
-import type { Pool, QueryResult } from 'pg';
+import type { Client, Pool, QueryResult } from 'pg';
 import { abortReason, sleep, type Clock, type Timer } from '../clock/Clock.js';
 import { ConfigError, InvalidValueError, KVClosedError, StoreAccessError, StoreUnavailableError, ValueTooLargeError } from '../errors.js';
 import type { CompareAndSetOptions, CompareAndSetResult, KV, KVCapabilities, KVLimits, KVOperationOptions, SetOptions } from '../KV.js';
 import type { Logger } from '../logger.js';
 import { raceSignal, withDeadline } from '../util/deadline.js';
 import { loadDriver } from '../backend/loadDriver.js';
+import { ConnectBackOff } from '../backend/ConnectBackOff.js';
+import { gatedClient } from './gatedClient.js';
 import { checkKey, checkRange, checkSize, checkValue } from '../validate.js';
 import { mapPostgresError, sqlState } from './mapPostgresError.js';
 import { resolvePostgresSettings, type PostgresSettings } from './resolvePostgresSettings.js';
-import { statements, type Statement, type Statements } from './statements.js';
+import { render, statements, type Parameter, type Statement, type Statements } from './statements.js';
 
 /** Options of {@link PostgresKV.connect}. */
 export interface PostgresKVOptions extends KVLimits {
@@ -36,8 +38,9 @@ export interface PostgresKVOptions extends KVLimits {
   /** How long {@link PostgresKV.connect} waits for the database (and the table). @defaultValue 5000 */
   readonly connectTimeoutMs?: number;
   /**
-   * How long one operation may take: the server's `statement_timeout` and `lock_timeout`, the wait
-   * for a pooled connection, and the client's own deadline. @defaultValue 1000
+   * How long one operation may take: the server's `statement_timeout` and `lock_timeout` (set with
+   * `SET LOCAL` in the operation's own transaction), the wait for a pooled connection, and the
+   * client's own deadline. @defaultValue 1000
    */
   readonly commandTimeoutMs?: number;
   /** Receives connection events (lost, restored). @defaultValue a silent logger */
@@ -53,7 +56,7 @@ export interface PostgresKVConnectOptions {
 }
 
 /** Runs one statement within an operation's deadline. */
-type Query = (statement: Statement, values: unknown[]) => Promise<QueryResult>;
+type Query = (statement: Statement, values: Parameter[]) => Promise<QueryResult>;
 
 /** SQLSTATEs of a `CREATE TABLE IF NOT EXISTS` that lost the race to another creator. */
 const CREATED_BY_ANOTHER = new Set(['23505', '42P07', '42710']);
@@ -88,7 +91,20 @@ const STAMP_DIGITS = 13;
  *
  * **Bounded.** A pool of `poolSize` connections. Every statement is bounded on the server
  * (`statement_timeout`, `lock_timeout`) and on the client (`commandTimeoutMs`); the wait for a
- * pooled connection too.
+ * pooled connection too. While the server does not answer, new connections are paced (at once,
+ * then 100 ms doubling to 500 ms, jittered, until an operation is answered in time); an operation
+ * that would need one sooner fails at once as unavailable.
+ *
+ * **No session state**, so that it works behind a transaction pooler (PgBouncer in any pool mode):
+ * no startup parameter but `application_name` and `client_encoding`, no prepared statement, no
+ * `SET` but `SET LOCAL`, no advisory lock, no transaction across two round trips. Each operation
+ * is one simple query, `SET LOCAL statement_timeout …; SET LOCAL lock_timeout …; SET LOCAL
+ * transaction_read_only = off; <statement>`, which PostgreSQL runs as one implicit transaction,
+ * its values written in as hexadecimal literals.
+ *
+ * **Never a standby.** The third `SET LOCAL` fails on a server in recovery, so every operation
+ * there, reads included, is a `StoreUnavailableError` naming the standby: a proxy or load balancer
+ * that routes some connections to a replica never gets stale reads served to Roster.
  *
  * **Errors.** A server down, restarting or shutting down, a killed backend, too many connections,
  * a serialization failure or deadlock → `StoreUnavailableError` (a statement or lock timeout with
@@ -117,18 +133,27 @@ export class PostgresKV implements KV {
   readonly #pool: Pool;
   readonly #sql: Statements;
   readonly #settings: PostgresSettings;
+  /** The server-side bounds of every statement, set in its own (implicit) transaction. */
+  readonly #bounds: string;
   #closed = false;
   #closing: Promise<void> | undefined;
   #creating: Promise<void> | undefined;
   #sweepTimer: Timer | undefined;
   /** Whether the last operation reached the store: a loss and a recovery are logged once each. */
   #reachable = true;
+  /** Spaces out new connections while the server does not answer (see {@link gatedClient}). */
+  readonly #backOff: ConnectBackOff;
 
-  private constructor(settings: PostgresSettings, pool: Pool) {
+  private constructor(settings: PostgresSettings, pool: Pool, backOff: ConnectBackOff) {
     this.#settings = settings;
     this.#pool = pool;
+    this.#backOff = backOff;
     this.table = settings.table;
     this.#sql = statements(settings.table);
+    const ms = Math.ceil(settings.commandTimeoutMs);
+    // `transaction_read_only = off` fails on a standby in recovery: every operation, reads too, is
+    // refused there rather than served stale (a proxy or a load balancer routing to a replica).
+    this.#bounds = `SET LOCAL statement_timeout = ${ms}; SET LOCAL lock_timeout = ${ms}; SET LOCAL transaction_read_only = off; `;
     // A connection that breaks (a killed backend, a restart) emits 'error': on an idle one the pool
     // re-emits it (and drops the connection); on one checked out, or being destroyed after a
     // failure, nobody listens. Each must be listened to, or it would crash the process.
@@ -151,7 +176,9 @@ export class PostgresKV implements KV {
     const settings = resolvePostgresSettings(options);
     const pg = await loadDriver('pg', 'PostgresKV', () => import('pg'));
     const PoolClass = (pg as unknown as { Pool?: typeof Pool }).Pool ?? pg.default.Pool;
-    const kv = new PostgresKV(settings, new PoolClass(settings.pool));
+    const ClientClass = (pg as unknown as { Client?: typeof Client }).Client ?? pg.default.Client;
+    const backOff = new ConnectBackOff({ clock: settings.clock });
+    const kv = new PostgresKV(settings, new PoolClass({ ...settings.pool, Client: gatedClient(ClientClass, backOff) }), backOff);
     try {
       await kv.#waitUntilReady(signal);
     } catch (error) {
@@ -242,7 +269,7 @@ export class PostgresKV implements KV {
       const stampedBytes = Buffer.byteLength(value) + (parts.length - 1) * (STAMP_DIGITS - Buffer.byteLength(token));
       if (stampedBytes > limits.maxValueBytes) throw new ValueTooLargeError(key, stampedBytes, limits.maxValueBytes);
       const ttl = ttlArgument(options?.ttlMs);
-      const values: unknown[] = [key, parts.map((part) => Buffer.from(part)), ttl];
+      const values: Parameter[] = [key, parts.map((part) => Buffer.from(part)), ttl];
       const statement = expected === null ? this.#sql.casAbsent : options?.prefix ? this.#sql.casPrefix : this.#sql.casEqual;
       if (expected !== null) values.push(Buffer.from(expected));
       const { rows } = await q(statement, values);
@@ -296,16 +323,18 @@ export class PostgresKV implements KV {
    * caller gave up) is handed back unused, so that an abandoned write is never sent late. A
    * connection that failed (not a server error: a broken socket, pg's read timeout) is destroyed.
    */
-  async #query(statement: Statement | string, values: unknown[], signal?: AbortSignal): Promise<QueryResult> {
+  async #query(statement: Statement | string, values: Parameter[], signal?: AbortSignal): Promise<QueryResult> {
+    const text = `${this.#bounds}${typeof statement === 'string' ? statement : render(statement, values)}`;
     const client = await this.#pool.connect();
     if (signal?.aborted) {
       client.release();
       throw abortReason(signal);
     }
     try {
-      const result = await client.query(typeof statement === 'string' ? { text: statement, values } : { name: statement.name, text: statement.text, values });
+      // Several statements in one query: pg resolves to one result each; the last is the statement's.
+      const results = (await client.query(text)) as QueryResult | QueryResult[];
       client.release();
-      return result;
+      return Array.isArray(results) ? results[results.length - 1]! : results;
     } catch (error) {
       client.release(sqlState(error) === undefined);
       throw error;
@@ -349,7 +378,8 @@ export class PostgresKV implements KV {
         const mapped = mapPostgresError(error, { backend: this.name, operation: 'connect', closed: false });
         if (!StoreUnavailableError.is(mapped)) throw StoreAccessError.is(mapped) ? new StoreAccessError(`${target}: ${detail(mapped)}`, { cause: error }) : mapped;
         if (clock.now() - started + RETRY_MS >= connectTimeoutMs) {
-          throw new StoreUnavailableError(`${target}: not ready within ${connectTimeoutMs} ms: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+          const why = StoreUnavailableError.is(mapped) ? mapped.message.replace(/^kv: store unavailable: connect: /, '') : String(error);
+          throw new StoreUnavailableError(`${target}: not ready within ${connectTimeoutMs} ms: ${why}`, { cause: error });
         }
         await sleep(clock, RETRY_MS, signal);
       }
@@ -401,6 +431,8 @@ export class PostgresKV implements KV {
   }
 
   #noteReachable(reachable: boolean, error?: StoreUnavailableError): void {
+    if (reachable) this.#backOff.succeeded();
+    else this.#backOff.failed();
     if (reachable === this.#reachable || this.#closed) return;
     this.#reachable = reachable;
     const { logger, target } = this.#settings;

@@ -32,6 +32,16 @@ function isAccessState(code: string): boolean {
   return code.startsWith('28') || code === '42501' || code === '3D000';
 }
 
+/**
+ * What PgBouncer says, always as SQLSTATE 08P01 (protocol violation), when it refuses this client's
+ * configuration (credentials, database, a startup parameter), as opposed to a server it cannot
+ * reach now: retrying does not help.
+ */
+const POOLER_REFUSAL = /authentication failed|does not exist|no such (database|user)|unsupported startup parameter/i;
+
+/** A standby refusing PostgresKV's `SET LOCAL transaction_read_only = off` (its reads may be stale). */
+const STANDBY = /cannot set transaction read-write mode during recovery/i;
+
 /** The SQLSTATE of a server error (pg's `DatabaseError`), else `undefined`. */
 export function sqlState(error: unknown): string | undefined {
   if (!(error instanceof Error)) return undefined;
@@ -41,12 +51,14 @@ export function sqlState(error: unknown): string | undefined {
 
 /**
  * Maps a pg failure to Roster's typed errors:
- * - the server cannot serve now (see above), a lost, refused or reset connection, pg's
+ * - the server cannot serve now (see above), a standby in recovery (any operation: PostgresKV asks
+ *   each for a read-write transaction), a lost, refused or reset connection, pg's
  *   "Connection terminated" and pool checkout timeouts → {@link StoreUnavailableError};
  * - `statement_timeout`, `lock_timeout`, pg's `query_timeout` → {@link StoreUnavailableError}
  *   with `timedOut`;
  * - authentication, privilege, unknown database, TLS refusals (a certificate that fails
- *   verification, a server without TLS when TLS is required) → {@link StoreAccessError};
+ *   verification, a server without TLS when TLS is required), and PgBouncer's refusals of the
+ *   same (its SQLSTATE 08P01 with such a message) → {@link StoreAccessError};
  * - every other server error → {@link KVRejectedError};
  * - anything after `close()` → {@link KVClosedError};
  * - Roster errors and programming errors (`TypeError`, `RangeError`) pass through unchanged.
@@ -59,6 +71,8 @@ export function mapPostgresError(error: unknown, context: PostgresErrorContext):
   const reason = `${context.operation}: ${message}`;
   const state = sqlState(error);
   if (state !== undefined) {
+    if (STANDBY.test(message)) return new StoreUnavailableError(`${reason} (${state}: the server is a standby in recovery; a proxy or load balancer routing to a replica?)`, { cause: error });
+    if (state === '08P01' && POOLER_REFUSAL.test(message)) return new StoreAccessError(`${reason} (${state}, from a pooler such as PgBouncer)`, { cause: error });
     if (TIMED_OUT_STATES.has(state)) return new StoreUnavailableError(`${reason} (${state})`, { cause: error, timedOut: true });
     if (isUnavailableState(state)) return new StoreUnavailableError(`${reason} (${state})`, { cause: error });
     if (isAccessState(state)) return new StoreAccessError(`${reason} (${state})`, { cause: error });

@@ -45,11 +45,10 @@ export function resolvePostgresSettings(options: PostgresKVOptions): PostgresSet
     // deadline; a connection it had asked for still serves the next one, unused by it.
     connectionTimeoutMillis: Math.min(connectTimeoutMs, Math.max(commandTimeoutMs, 1000)),
     idleTimeoutMillis: 30_000,
-    // Every statement is bounded on the server, and on the client for a server that went silent.
-    statement_timeout: Math.ceil(commandTimeoutMs),
-    lock_timeout: Math.ceil(commandTimeoutMs),
+    // Bounded on the client for a server that went silent. The server's own bounds are set with
+    // `SET LOCAL` in each statement's transaction (PostgresKV), not as startup parameters, which
+    // PgBouncer refuses (`unsupported startup parameter: statement_timeout`).
     query_timeout: Math.ceil(commandTimeoutMs) + CLIENT_TIMEOUT_MARGIN_MS,
-    idle_in_transaction_session_timeout: Math.ceil(commandTimeoutMs) * 2,
     keepAlive: true,
     application_name: parsed.applicationName ?? 'roster',
   };

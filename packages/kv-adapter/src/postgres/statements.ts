@@ -5,11 +5,13 @@
  * Values are bytea so that lengths and ranges are in UTF-8 bytes, as on Redis.
  */
 
-/** A prepared statement: its name (per table) and text. */
+/** A statement's text, its parameters written `$1`, `$2`, … (see {@link render}). */
 export interface Statement {
-  readonly name: string;
   readonly text: string;
 }
+
+/** A parameter of a {@link Statement}: text, bytes, an array of bytes, a finite number or null. */
+export type Parameter = string | Buffer | readonly Buffer[] | number | null;
 
 /** Every statement of PostgresKV, on one table. */
 export interface Statements {
@@ -40,15 +42,14 @@ const expiry = (ttl: string, ts = 'clock_timestamp()'): string => `${ts} + ${ttl
 
 /**
  * The statements on `table`, an identifier already checked by the caller (`[a-z_][a-z0-9_]*`,
- * optionally `schema.table`). Statement names carry the table, so that two PostgresKV on two
- * tables never share a prepared statement.
+ * optionally `schema.table`).
  */
 export function statements(table: string): Statements {
   const t = table
     .split('.')
     .map((part) => `"${part}"`)
     .join('.');
-  const named = (op: string, text: string): Statement => ({ name: `roster_${op}_${table}`.slice(0, 63), text: text.replace(/\s+/g, ' ').trim() });
+  const statement = (text: string): Statement => ({ text: text.replace(/\s+/g, ' ').trim() });
   // The compare-and-set statements: one clock reading stamps the value, decides expiry and is returned.
   // $1 key, $2 the new value split at the stamp token (bytea[]), $3 ttl ms or NULL, $4 expected.
   const stamped = `
@@ -69,29 +70,23 @@ export function statements(table: string): Statements {
     tableExists: `SELECT to_regclass('${t.replace(/'/g, "''")}') IS NOT NULL AS exists`,
     createTable: `CREATE TABLE IF NOT EXISTS ${t} (key text PRIMARY KEY, value bytea NOT NULL, expires_at timestamptz)`,
     // $1 key, $2 max value bytes: a value over the limit is not sent, only its size.
-    get: named('get', `SELECT CASE WHEN length(value) > $2 THEN NULL ELSE value END AS value, length(value) AS size FROM ${t} r WHERE key = $1 AND ${live('r')}`),
-    set: named(
-      'set',
-      `INSERT INTO ${t} (key, value, expires_at) VALUES ($1, $2, ${expiry('$3')})
+    get: statement(`SELECT CASE WHEN length(value) > $2 THEN NULL ELSE value END AS value, length(value) AS size FROM ${t} r WHERE key = $1 AND ${live('r')}`),
+    set: statement(`INSERT INTO ${t} (key, value, expires_at) VALUES ($1, $2, ${expiry('$3')})
        ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at`,
     ),
-    delete: named('delete', `DELETE FROM ${t} r WHERE key = $1 RETURNING ${live('r')} AS live`),
+    delete: statement(`DELETE FROM ${t} r WHERE key = $1 RETURNING ${live('r')} AS live`),
     // $1 key, $2 the value to append, $3 max value bytes: an append past the limit changes nothing.
-    append: named(
-      'append',
-      `INSERT INTO ${t} AS r (key, value) VALUES ($1, $2)
+    append: statement(`INSERT INTO ${t} AS r (key, value) VALUES ($1, $2)
        ON CONFLICT (key) DO UPDATE SET
          value = CASE WHEN ${live('r')} THEN r.value || excluded.value ELSE excluded.value END,
          expires_at = CASE WHEN ${live('r')} THEN r.expires_at ELSE NULL END
        WHERE (CASE WHEN ${live('r')} THEN length(r.value) ELSE 0 END) + length(excluded.value) <= $3
        RETURNING length(value) AS size`,
     ),
-    size: named('size', `SELECT length(value) AS size FROM ${t} r WHERE key = $1 AND ${live('r')}`),
-    take: named('take', `DELETE FROM ${t} r WHERE key = $1 RETURNING CASE WHEN length(value) > $2 THEN NULL ELSE value END AS value, length(value) AS size, ${live('r')} AS live`),
+    size: statement(`SELECT length(value) AS size FROM ${t} r WHERE key = $1 AND ${live('r')}`),
+    take: statement(`DELETE FROM ${t} r WHERE key = $1 RETURNING CASE WHEN length(value) > $2 THEN NULL ELSE value END AS value, length(value) AS size, ${live('r')} AS live`),
     // $1 key, $2 start, $3 end (bytes, inclusive, negative from the end), as Redis GETRANGE.
-    getRange: named(
-      'getrange',
-      `SELECT CASE WHEN f > l THEN ''::bytea ELSE substring(value FROM (f + 1)::int FOR (l - f + 1)::int) END AS value FROM (
+    getRange: statement(`SELECT CASE WHEN f > l THEN ''::bytea ELSE substring(value FROM (f + 1)::int FOR (l - f + 1)::int) END AS value FROM (
          SELECT value,
            CASE WHEN $2::bigint < 0 THEN greatest(0, length(value) + $2::bigint) ELSE $2::bigint END AS f,
            least(length(value) - 1, CASE WHEN $3::bigint < 0 THEN length(value) + $3::bigint ELSE $3::bigint END) AS l
@@ -99,23 +94,53 @@ export function statements(table: string): Statements {
     ),
     // Exchange: the row locked and read by the subquery is the one updated, so the value returned is
     // the one this write replaced. On an absent key, an insert that does nothing on conflict.
-    exchangeUpdate: named(
-      'exchange',
-      `UPDATE ${t} AS r SET value = $2, expires_at = NULL
+    exchangeUpdate: statement(`UPDATE ${t} AS r SET value = $2, expires_at = NULL
        FROM (SELECT key, value, expires_at FROM ${t} WHERE key = $1 FOR UPDATE) AS o
        WHERE r.key = o.key
        RETURNING CASE WHEN length(o.value) > $3 THEN NULL ELSE o.value END AS value, length(o.value) AS size, ${live('o')} AS live`,
     ),
-    exchangeInsert: named('exchange_insert', `INSERT INTO ${t} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`),
-    casAbsent: named(
-      'cas_absent',
-      casResult(`INSERT INTO ${t} AS r (key, value, expires_at) SELECT $1, new.value, ${expiry('$3', 'new.ts')} FROM new
+    exchangeInsert: statement(`INSERT INTO ${t} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`),
+    casAbsent: statement(casResult(`INSERT INTO ${t} AS r (key, value, expires_at) SELECT $1, new.value, ${expiry('$3', 'new.ts')} FROM new
         ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires_at = excluded.expires_at
         WHERE NOT ${live('r')}`),
     ),
-    casEqual: named('cas_equal', casUpdate('r.value = $4::bytea')),
-    casPrefix: named('cas_prefix', casUpdate('substring(r.value FROM 1 FOR length($4::bytea)) = $4::bytea')),
-    time: named('time', `SELECT ${ms('clock_timestamp()')}::text AS ms`),
-    sweep: named('sweep', `DELETE FROM ${t} r WHERE NOT ${live('r')}`),
+    casEqual: statement(casUpdate('r.value = $4::bytea')),
+    casPrefix: statement(casUpdate('substring(r.value FROM 1 FOR length($4::bytea)) = $4::bytea')),
+    time: statement(`SELECT ${ms('clock_timestamp()')}::text AS ms`),
+    sweep: statement(`DELETE FROM ${t} r WHERE NOT ${live('r')}`),
   };
+}
+
+/**
+ * `statement` with its parameters written in as literals, for the simple query protocol: text and
+ * bytes as hexadecimal (`decode('…', 'hex')`, text through `convert_from`), so no value is ever quoted or
+ * escaped; numbers as they print (finite only); `null` as `NULL`.
+ *
+ * Why not bind parameters: a bound statement needs the extended protocol, in which node-postgres
+ * sends one statement per round trip, and the server-side timeouts must be set in the same
+ * transaction as the statement (`SET LOCAL`) to work behind PgBouncer's transaction pooling. One
+ * simple query, `SET LOCAL …; statement`, is one implicit transaction in one round trip.
+ */
+export function render(statement: Statement, values: readonly Parameter[]): string {
+  return statement.text.replace(/\$(\d+)/g, (_, n: string) => {
+    const index = Number(n) - 1;
+    if (index >= values.length) throw new RangeError(`statement parameter $${n} has no value`);
+    return literal(values[index]!);
+  });
+}
+
+/** Bytes as `decode('…', 'hex')`: hexadecimal digits only, whatever `standard_conforming_strings` says. */
+function hexBytes(bytes: Buffer): string {
+  return `decode('${bytes.toString('hex')}', 'hex')`;
+}
+
+function literal(value: Parameter): string {
+  if (value === null) return 'NULL';
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new RangeError(`statement parameter ${value} is not a finite number`);
+    return `(${value})`;
+  }
+  if (typeof value === 'string') return `convert_from(${hexBytes(Buffer.from(value, 'utf8'))}, 'UTF8')`;
+  if (Buffer.isBuffer(value)) return hexBytes(value);
+  return `ARRAY[${value.map(hexBytes).join(', ')}]::bytea[]`;
 }

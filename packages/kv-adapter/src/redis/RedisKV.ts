@@ -43,9 +43,10 @@ export interface RedisKVOptions extends KVLimits {
    * - `host:port,host:port,…` or `redis://host:port,redis://host:port,…`: seed nodes of a
    *   Redis Cluster (the servers should run with `cluster-require-full-coverage no`, or one dead
    *   shard takes every key down);
-   * - `redis+sentinel://[user:pass@]host:port[,host:port…]/MASTER_NAME[/db]`: the master of a
-   *   Redis Sentinel deployment, asked of the sentinels at every reconnection and followed through
-   *   failovers (`rediss+sentinel://` for TLS to the sentinels and the master).
+   * - `redis+sentinel://[user:pass@]host:port[,host:port…]/MASTER_NAME[/db][?sentinelUsername=…&sentinelPassword=…]`:
+   *   the master of a Redis Sentinel deployment, asked of the sentinels at every reconnection and
+   *   followed through failovers (`rediss+sentinel://` for TLS to the sentinels and the master);
+   *   the user info is the master's credentials, the query the sentinels' own.
    */
   readonly url?: string;
   /**
@@ -62,9 +63,9 @@ export interface RedisKVOptions extends KVLimits {
   readonly username?: string;
   /** Password; overrides the URL's. */
   readonly password?: string;
-  /** Sentinel mode: the ACL user of the sentinels (the URL's credentials are the master's). */
+  /** Sentinel mode: the ACL user of the sentinels; overrides the URL's `?sentinelUsername=`. */
   readonly sentinelUsername?: string;
-  /** Sentinel mode: the password of the sentinels (the URL's credentials are the master's). */
+  /** Sentinel mode: the password of the sentinels; overrides the URL's `?sentinelPassword=`. */
   readonly sentinelPassword?: string;
   /**
    * TLS: `true` or Node.js TLS options to use TLS, `false` not to; overrides the URL's scheme.

@@ -2,6 +2,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { ParsedStoreUrl } from './parseStoreUrl.js';
 import { accessDenied } from '../backend/accessDenied.js';
+import { connectSpacing } from '../backend/ConnectBackOff.js';
 import { guardAsking } from './guardAsking.js';
 import { reportingConnector, SafeConnector, SafeSentinelConnector } from './SafeConnector.js';
 
@@ -34,13 +35,14 @@ export const CLUSTER_MAX_REDIRECTIONS = 4;
 export const CLUSTER_SLOTS_REFRESH_MS = 1000;
 
 /**
- * Reconnection back-off of the whole client: 100 ms, 200 ms, … capped at `capMs`, forever. The
- * cap is the command timeout (at most 1 s): a store back after an outage is found within one
- * command timeout, which the protocol's bounds count on (a new leader within T + 2I of the
- * store's return); a dead server costs one connection attempt per command timeout.
+ * Reconnection back-off of the whole client, the same as every backend's ({@link connectSpacing}):
+ * 100 ms, 200 ms, 400 ms, then 500 ms, each less up to a quarter, forever. A store back after an
+ * outage is found within 500 ms; a store that is down costs a client at most about 2.7
+ * connection attempts a second, whatever the command timeout (it was one per command timeout:
+ * 20 a second at I = 100 ms).
  */
-function reconnectDelay(capMs: number): (times: number) => number {
-  return (times) => Math.min(times * 100, capMs);
+function reconnectDelay(times: number): number {
+  return Math.round(connectSpacing(times - 1));
 }
 
 /**
@@ -83,7 +85,7 @@ export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): 
     Connector: SafeConnector,
   };
   if (parsed.mode === 'sentinel') {
-    const backOff = reconnectDelay(Math.min(settings.commandTimeoutMs, 1000));
+    const backOff = reconnectDelay;
     // The first attempt after a loss is immediate: the failover detector drops a connection that
     // may already be on the new master, and the sentinels name the master anyway.
     const retryStrategy = (times: number): number => (times === 1 ? 0 : backOff(times - 1));
@@ -98,7 +100,7 @@ export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): 
       ...(settings.sentinelPassword !== undefined && { sentinelPassword: settings.sentinelPassword }),
       ...(settings.tls !== undefined && { enableTLSForSentinelMode: true, sentinelTLS: settings.tls }),
       sentinelCommandTimeout: settings.commandTimeoutMs,
-      // Every sentinel unreachable: ask them all again after 100 ms, 200 ms, … (capped like the client's own).
+      // Every sentinel unreachable: ask them all again after 100 ms, 200 ms, … (as the client's own).
       sentinelRetryStrategy: backOff,
       // The failover detector's subscriptions: a sentinel lost is tried again after a second.
       sentinelReconnectStrategy: () => 1000,
@@ -118,7 +120,7 @@ export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): 
       db: parsed.db,
       lazyConnect: true,
       enableOfflineQueue: true,
-      retryStrategy: reconnectDelay(Math.min(settings.commandTimeoutMs, 1000)),
+      retryStrategy: reconnectDelay,
     });
   }
   const options: ClusterOptions = {
@@ -132,7 +134,7 @@ export function createClient(parsed: ParsedStoreUrl, settings: ClientSettings): 
     retryDelayOnClusterDown: CLUSTER_RETRY_DELAY_MS,
     retryDelayOnTryAgain: CLUSTER_RETRY_DELAY_MS,
     slotsRefreshTimeout: Math.min(settings.connectTimeoutMs, 1000),
-    clusterRetryStrategy: reconnectDelay(Math.min(settings.commandTimeoutMs, 1000)),
+    clusterRetryStrategy: reconnectDelay,
     // A node's socket refusing access (its TLS certificate fails verification, ours is refused)
     // is reported as a `node error`: ioredis' slot refresh would show it as "Connection is closed."
     redisOptions: { ...common, enableAutoPipelining: false, Connector: reportingConnector((error, node) => void (accessDenied(error) !== undefined && cluster.emit('node error', error, node))) },

@@ -18,7 +18,14 @@ export interface ParsedSentinelStoreUrl {
   readonly username?: string;
   /** Password of the master (and replicas), when given. */
   readonly password?: string;
+  /** The sentinels' own ACL user (`?sentinelUsername=`), when given. */
+  readonly sentinelUsername?: string;
+  /** The sentinels' own password (`?sentinelPassword=`), when given. */
+  readonly sentinelPassword?: string;
 }
+
+/** The query parameters of a Sentinel URL: the sentinels' own credentials. */
+const PARAMS = ['sentinelUsername', 'sentinelPassword'] as const;
 
 const SCHEME = /^(rediss?)\+sentinel:\/\//i;
 
@@ -28,14 +35,20 @@ export function isSentinelUrl(url: string): boolean {
 }
 
 /**
- * Parses `redis+sentinel://[user[:pass]@]host[:port][,host[:port]…]/MASTER_NAME[/db]` (and
- * `rediss+sentinel://` for TLS). Ports default to 26379. The credentials are the master's; the
- * sentinels' own are options of `RedisKV.connect`. `redactedUrl` is what errors show.
+ * Parses `redis+sentinel://[user[:pass]@]host[:port][,host[:port]…]/MASTER_NAME[/db][?sentinelUsername=…&sentinelPassword=…]`
+ * (and `rediss+sentinel://` for TLS). Ports default to 26379. The user info is the master's
+ * credentials; the query, URL-encoded, the sentinels' own (Sentinel's `requirepass` or an ACL
+ * user of the sentinels), so that one URL (one secret) carries both. `redactedUrl` is what errors show.
  */
 export function parseSentinelUrl(url: string, redactedUrl: string): ParsedSentinelStoreUrl {
   const match = SCHEME.exec(url)!;
   const tls = match[1]!.toLowerCase() === 'rediss';
-  const rest = url.slice(match[0].length);
+  // The query, its values URL-encoded, starts at the first `?` after the path's last `/`.
+  const full = url.slice(match[0].length);
+  const lastSlash = full.lastIndexOf('/');
+  const question = lastSlash < 0 ? -1 : full.indexOf('?', lastSlash);
+  const rest = question < 0 ? full : full.slice(0, question);
+  const query = question < 0 ? undefined : full.slice(question + 1);
   // The user info ends at the last `@` before the hosts: a raw `@` or `/` in a password stays in it.
   const at = rest.lastIndexOf('@');
   const userinfo = at < 0 ? undefined : rest.slice(0, at);
@@ -43,9 +56,10 @@ export function parseSentinelUrl(url: string, redactedUrl: string): ParsedSentin
   const slash = afterUser.indexOf('/');
   const hosts = slash < 0 ? afterUser : afterUser.slice(0, slash);
   const path = slash < 0 ? '' : afterUser.slice(slash + 1);
-  if (/[?#]/.test(path) || /[?#]/.test(hosts)) {
-    throw new ConfigError('store', redactedUrl, 'Expected no query string or fragment in the store URL');
+  if (/[?#]/.test(path) || /[?#]/.test(hosts) || query?.includes('#')) {
+    throw new ConfigError('store', redactedUrl, 'Expected no fragment in the store URL, and a query only after the master name');
   }
+  const params = parseQuery(query, redactedUrl);
   const sentinels = hosts.split(',').map((entry) => parseHost(entry.trim(), redactedUrl));
   const [rawName, rawDb, ...extra] = path.split('/');
   if (rawName === undefined || rawName === '' || extra.length > 0) {
@@ -73,7 +87,25 @@ export function parseSentinelUrl(url: string, redactedUrl: string): ParsedSentin
     tls,
     ...(username !== undefined && { username }),
     ...(password !== undefined && { password }),
+    ...params,
   };
+}
+
+/** `sentinelUsername=…&sentinelPassword=…`, each at most once, URL-decoded (a `+` is a plus). */
+function parseQuery(query: string | undefined, redactedUrl: string): { sentinelUsername?: string; sentinelPassword?: string } {
+  const out: { sentinelUsername?: string; sentinelPassword?: string } = {};
+  if (query === undefined || query === '') return out;
+  for (const pair of query.split('&')) {
+    const equals = pair.indexOf('=');
+    const name = equals < 0 ? pair : pair.slice(0, equals);
+    if (!(PARAMS as readonly string[]).includes(name)) {
+      throw new ConfigError('store', redactedUrl, `Expected only the parameters ${PARAMS.map((p) => `\`${p}\``).join(', ')} in a Sentinel URL, found \`${name.slice(0, 40)}\``);
+    }
+    const key = name as (typeof PARAMS)[number];
+    if (out[key] !== undefined) throw new ConfigError('store', redactedUrl, `Expected \`${key}\` once in the store URL`);
+    out[key] = equals < 0 ? '' : decode(pair.slice(equals + 1), redactedUrl);
+  }
+  return out;
 }
 
 function parseHost(entry: string, redactedUrl: string): { host: string; port: number } {

@@ -44,8 +44,8 @@ export function resolveSettings(options: RedisKVOptions): Settings {
     const client = createClient(parsed, {
       username: options.username ?? parsed.username,
       password: options.password ?? parsed.password,
-      sentinelUsername: options.sentinelUsername,
-      sentinelPassword: options.sentinelPassword,
+      sentinelUsername: options.sentinelUsername ?? parsed.sentinelUsername,
+      sentinelPassword: options.sentinelPassword ?? parsed.sentinelPassword,
       tls: tlsOption === false ? undefined : tlsOption === true ? {} : tlsOption,
       connectTimeoutMs,
       commandTimeoutMs,

@@ -139,6 +139,26 @@ export class LocalPostgres {
     }
   }
 
+  /**
+   * Starts a hot standby of this (running) server: `pg_basebackup -R` into a temp directory of its
+   * own, then a postmaster on a free loopback port that streams from this one and serves reads
+   * only. Destroy it as any LocalPostgres; on failure it is removed and the call rejects.
+   */
+  async startStandby(): Promise<LocalPostgres> {
+    const dir = await mkdtemp(join(tmpdir(), 'roster-postgres-standby-'));
+    const standby = new LocalPostgres(this.#bin, await freeLoopbackPort(), dir, this.#owner, { settings: this.#settings, readyTimeoutMs: this.#readyTimeoutMs });
+    try {
+      if (this.#owner) await chown(dir, this.#owner.uid, this.#owner.gid);
+      const args = ['-h', this.host, '-p', String(this.port), '-U', SUPERUSER, '-D', standby.#data, '-R', '-X', 'stream', '--no-sync'];
+      await standby.#exec('pg_basebackup', args, 60_000, { PGPASSWORD: SUPERUSER_PASSWORD });
+      await standby.start();
+      return standby;
+    } catch (error) {
+      await standby.destroy();
+      throw error;
+    }
+  }
+
   /** The superuser's URL: `postgres://postgres:postgres@127.0.0.1:<port>/postgres`. */
   get url(): string {
     return this.urlFor(SUPERUSER, SUPERUSER_PASSWORD);
@@ -148,6 +168,16 @@ export class LocalPostgres {
   urlFor(user: string, password?: string, database = 'postgres'): string {
     const auth = password === undefined ? encodeURIComponent(user) : `${encodeURIComponent(user)}:${encodeURIComponent(password)}`;
     return `postgres://${auth}@${this.host}:${this.port}/${encodeURIComponent(database)}`;
+  }
+
+  /** The directory of its `initdb`, `postgres` and `psql`. */
+  get binDir(): string {
+    return this.#bin;
+  }
+
+  /** The system user it runs as (when this process is root), for servers placed in front of it. */
+  get owner(): { readonly uid: number; readonly gid: number } | undefined {
+    return this.#owner;
   }
 
   /** The postmaster's pid while it runs. */
