@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { CLUSTER_TEST_FLAGS } from '../src/commands/clusterTest.js';
 import { NODE_FLAGS } from '../src/commands/node.js';
 import { primaryFlagsMarkdown } from '../src/commands/primary.js';
+import { VERIFY_FLAGS } from '../src/commands/verify.js';
 import { STORE_KINDS, storeFormsMarkdown } from '../src/internal/storeForms.js';
 import { tlsDocs } from '../src/internal/tlsOptions.js';
 
@@ -21,6 +22,7 @@ const SECTIONS: Readonly<Record<string, () => string>> = {
   'flags:node': () => NODE_FLAGS.markdown(),
   'flags:primary': primaryFlagsMarkdown,
   'flags:cluster-test': () => CLUSTER_TEST_FLAGS.markdown(),
+  'flags:verify': () => VERIFY_FLAGS.markdown(),
   'store-forms': storeFormsMarkdown,
   'tls-flags': tlsDocs,
 };

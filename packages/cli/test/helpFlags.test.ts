@@ -4,6 +4,7 @@ import { clusterTestCommand, CLUSTER_TEST_FLAGS } from '../src/commands/clusterT
 import { commands } from '../src/commands/index.js';
 import { NODE_FLAGS, nodeCommand } from '../src/commands/node.js';
 import { PRIMARY_GET_FLAGS, PRIMARY_RUN_FLAGS, primaryCommand } from '../src/commands/primary.js';
+import { VERIFY_FLAGS, verifyCommand } from '../src/commands/verify.js';
 import type { FlagMap, FlagTable, HelpLayout } from '../src/internal/flags.js';
 
 /** What these checks read of a flag table. */
@@ -53,6 +54,7 @@ const ROSTER_GLOBAL = ['--help', '-h'];
 const COMMANDS: readonly { name: string; help: string; tables: readonly TableLike[]; global: readonly string[] }[] = [
   { name: 'roster node', help: nodeCommand.help, tables: [like(NODE_FLAGS)], global: ROSTER_GLOBAL },
   { name: 'roster primary', help: primaryCommand.help, tables: [like(PRIMARY_RUN_FLAGS), like(PRIMARY_GET_FLAGS)], global: ROSTER_GLOBAL },
+  { name: 'roster verify', help: verifyCommand.help, tables: [like(VERIFY_FLAGS)], global: ROSTER_GLOBAL },
   { name: 'cluster-test', help: clusterTestCommand.help, tables: [like(CLUSTER_TEST_FLAGS)], global: [] },
 ];
 const PARSERS = COMMANDS.map((c) => ({ ...c, parsers: c.tables.map((t) => t.parseArgsOptions as Specs) }));

@@ -1,0 +1,19 @@
+// `pnpm test` of the integration tests: the two lanes of vitest.config.ts ("core" and "stores"),
+// each one file at a time, side by side. Most of their time is spent waiting on real servers and
+// timers, so two lanes on two cores keep `pnpm test` within its budget. (Vitest runs the projects
+// of one invocation one after the other when each is limited to one file at a time, hence one
+// process per lane.) Extra arguments go to both; the exit code is the worst of the two.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+
+const vitest = createRequire(import.meta.url).resolve('vitest/vitest.mjs');
+const lanes = ['core', 'stores'].map(
+  (project) =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, [vitest, 'run', '--project', project, ...process.argv.slice(2)], { stdio: 'inherit' });
+      child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+      child.on('error', () => resolve(1));
+    }),
+);
+const codes = await Promise.all(lanes);
+process.exitCode = Math.max(...codes);
