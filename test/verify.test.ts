@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { LocalEtcd, LocalPostgres, LocalRedisCluster, type LocalRedisSentinel } from '@roster/testing';
+import { LocalEtcd, LocalMariaDB, LocalNats, LocalPostgres, LocalRedisCluster, type LocalRedisSentinel } from '@roster/testing';
 import {
   CUT_FAULTS,
   formatReport,
@@ -37,6 +37,8 @@ const CUT_RUN_MS = 19_000;
  */
 const SLACK = 1000;
 const ETCD = process.env.ROSTER_ETCD_BINARY ?? '/usr/bin/etcd';
+/** A nats-server of one's own, or LocalNats' default (Debian's /usr/sbin/nats-server). */
+const NATS = process.env.ROSTER_NATS_BINARY;
 const NAIVE = fileURLToPath(new URL('./support/naiveElector.mjs', import.meta.url));
 const NO_FENCE = fileURLToPath(new URL('./support/noFenceNode.mjs', import.meta.url));
 
@@ -48,21 +50,25 @@ let cluster: LocalRedisCluster;
 let sentinel: LocalRedisSentinel;
 let postgres: LocalPostgres;
 let etcd: LocalEtcd;
+let mariadb: LocalMariaDB;
+let nats: LocalNats;
 
 beforeAll(async () => {
   const binary = redisServerBinary();
   if (!binary) throw new Error('needs redis-server (apt-get install redis-server, or set ROSTER_REDIS_SERVER)');
-  [redis, cluster, sentinel, postgres, etcd] = await Promise.all([
+  [redis, cluster, sentinel, postgres, etcd, mariadb, nats] = await Promise.all([
     startRedis(),
     LocalRedisCluster.start({ binary, masters: 3, replicas: 0 }),
     startRedisSentinel({ failoverTimeoutMs: 2000 }),
     LocalPostgres.start(),
     LocalEtcd.start({ binary: ETCD, members: 1 }),
+    LocalMariaDB.start(),
+    LocalNats.start({ ...(NATS && { binary: NATS }) }),
   ]);
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([redis?.stop(), cluster?.stop(), sentinel?.stop(), postgres?.stop(), etcd?.stop()]);
+  await Promise.all([redis?.stop(), cluster?.stop(), sentinel?.stop(), postgres?.stop(), etcd?.stop(), mariadb?.stop(), nats?.stop()]);
 });
 
 /** A nemesis run of every cut (and `extra` kinds) on `store`, each fault on the leader. */
@@ -110,6 +116,19 @@ function expectSafeUnderCuts(result: VerifyResult): void {
   expect(result.cleanup.error, report).toBeUndefined();
 }
 
+/**
+ * Each of the cuts that stop the store's answers (silent, reset, replies dropped) reached the
+ * driver's sockets: the leader it hit stopped calling itself leader within the cut. A driver whose
+ * sockets escaped `netRoute` would keep renewing through every cut and never fence.
+ */
+function expectEveryCutFenced(result: VerifyResult): void {
+  const report = formatReport(result);
+  for (const kind of ['cut-silent', 'cut-reset', 'drop-replies'] as const) {
+    const fenced = result.report.faults.filter((o) => o.fault.kind === kind && o.selfFenceMs !== undefined && o.selfFenceMs <= o.fault.to - o.fault.from);
+    expect(fenced.length, `no leader fenced itself under ${kind}: the cut did not reach its connections\n${report}`).toBeGreaterThan(0);
+  }
+}
+
 describe('roster verify: every cut, on every store the tests start', () => {
   it.concurrent('Redis (and its process killed, frozen and restarted)', async () => {
     const control: StoreControl = {
@@ -141,6 +160,19 @@ describe('roster verify: every cut, on every store the tests start', () => {
 
   it.concurrent('etcd', async () => {
     expectSafeUnderCuts(await cutRun(etcd.url('verify')));
+  });
+
+  it.concurrent('MariaDB (mysql2, through the gated stream of MySQLKV)', async () => {
+    // mysql2's sockets come from MySQLKV's gatedStream (net.connect), not from mysql2 itself.
+    const result = await cutRun(mariadb.url);
+    expectSafeUnderCuts(result);
+    expectEveryCutFenced(result);
+  });
+
+  it.concurrent('NATS JetStream (the NATS client, node:net)', async () => {
+    const result = await cutRun(nats.url('verify'));
+    expectSafeUnderCuts(result);
+    expectEveryCutFenced(result);
   });
 });
 

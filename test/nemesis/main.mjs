@@ -1,17 +1,17 @@
-// `pnpm nemesis [--minutes N] [--stores redis,cluster,sentinel,postgres,etcd] [--seed S] [--interval MS]`
+// `pnpm nemesis [--minutes N] [--stores redis,cluster,sentinel,postgres,etcd,mariadb,nats] [--seed S] [--interval MS]`
 // (the interval defaults to the one advised for the measured round trip, as `roster verify`'s):
 // the long form of test/verify.test.ts. Starts each store itself (so the store faults are in the
 // schedule for Redis), runs `runVerify` with every fault kind for N minutes (default 10) per store,
 // prints each report, then one Markdown row per fault kind and store (the track record of
 // docs/faults.md: median and worst self-fence, failover and recovery). Exits 1 on any violation.
 import { parseArgs } from 'node:util';
-import { LocalEtcd, LocalPostgres, LocalRedis, LocalRedisCluster, LocalRedisSentinel, findRedisServer } from '@roster/testing';
+import { LocalEtcd, LocalMariaDB, LocalNats, LocalPostgres, LocalRedis, LocalRedisCluster, LocalRedisSentinel, findRedisServer } from '@roster/testing';
 import { FAULT_KINDS, formatReport, runVerify } from '@roster/verify';
 
 const { values } = parseArgs({
   options: {
     minutes: { type: 'string', default: '10' },
-    stores: { type: 'string', default: 'redis,cluster,sentinel,postgres,etcd' },
+    stores: { type: 'string', default: 'redis,cluster,sentinel,postgres,etcd,mariadb,nats' },
     seed: { type: 'string' },
     interval: { type: 'string' },
   },
@@ -54,6 +54,14 @@ const STORES = {
   },
   etcd: async () => {
     const server = await LocalEtcd.start({ binary: etcdBinary, members: 3 });
+    return { url: server.url('nemesis'), stop: () => server.stop() };
+  },
+  mariadb: async () => {
+    const server = await LocalMariaDB.start();
+    return { url: server.url, stop: () => server.stop() };
+  },
+  nats: async () => {
+    const server = await LocalNats.start({ ...(process.env.ROSTER_NATS_BINARY && { binary: process.env.ROSTER_NATS_BINARY }) });
     return { url: server.url('nemesis'), stop: () => server.stop() };
   },
 };

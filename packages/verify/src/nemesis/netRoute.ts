@@ -2,11 +2,13 @@
  * The hook that routes a node's process through its {@link FaultProxy}: loaded into the node's
  * Node.js process with `--import` (`NODE_OPTIONS`), before any of its code, it sends every outgoing
  * TCP connection to the gateway port in `ROSTER_VERIFY_GATEWAY`, preceded by one header line that
- * names the real destination. Every driver (ioredis, pg, etcd's gRPC, `fetch`) opens its sockets
- * through `net.Socket.prototype.connect`, so the addresses a client discovers at run time (a Redis
- * Cluster's nodes, the master a Sentinel names) are routed too: the nemesis cuts all of the node's
- * links at once, as a network would. TLS connections and Unix sockets go direct (the header would
- * be encrypted with them): `runVerify` reports such a store as not cut.
+ * names the real destination. Every driver (ioredis, pg, mysql2 through `MySQLKV`'s gated stream,
+ * the NATS client, etcd's gRPC, `fetch`) opens its sockets through `net.Socket.prototype.connect`
+ * (`net.connect` and `net.createConnection` call it), so the addresses a client discovers at run
+ * time (a Redis Cluster's nodes, the master a Sentinel names) are routed too: the nemesis cuts all
+ * of the node's links at once, as a network would. TLS connections and Unix sockets go direct (the
+ * header would be encrypted with them): `runVerify` reports such a store as not cut. TLS started on
+ * a plain socket once connected (mysql2's `?ssl=`, the NATS client's `tls://`) is routed and cut.
  *
  * Without `ROSTER_VERIFY_GATEWAY` the hook does nothing.
  */
