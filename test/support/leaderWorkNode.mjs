@@ -6,7 +6,7 @@
  * precision (comparable across processes of one machine), and reads commands from stdin:
  * `resign` (calls `node.resign()`) and `stop` (calls `node.stop()`, then exits).
  *
- * node test/support/leaderWorkNode.mjs --url redis://… --env ENV --id ID [--wind-down 300]
+ * node test/support/leaderWorkNode.mjs --url redis://… --env ENV --id ID [--wind-down 300] [--priority N]
  */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -21,6 +21,7 @@ const { values } = parseArgs({
     'wind-down': { type: 'string', default: '300' },
     interval: { type: 'string', default: '100' },
     timeout: { type: 'string', default: '500' },
+    priority: { type: 'string', default: '0' },
   },
 });
 const windDownMs = Number(values['wind-down']);
@@ -35,6 +36,7 @@ const node = createNode({
   id: values.id,
   intervalMs: Number(values.interval),
   timeoutMs: Number(values.timeout),
+  priority: Number(values.priority),
 });
 node.watch((u) => {
   if (u.type === 'role') print('role', { role: u.role, previous: u.previous, reason: u.reason });

@@ -7,11 +7,11 @@ export const SECTIONS = ['failover', 'stall', 'resign', 'membership', 'scale'] a
 /** One section. */
 export type Section = (typeof SECTIONS)[number];
 /** The stores of the scale section. */
-export const SCALE_STORES = ['redis', 'cluster', 'sentinel', 'etcd', 'postgres'] as const;
+export const SCALE_STORES = ['redis', 'cluster', 'sentinel', 'etcd', 'postgres', 'mariadb', 'nats'] as const;
 /** One store of the scale section. */
 export type ScaleStore = (typeof SCALE_STORES)[number];
 /** The systems compared. */
-export const SYSTEMS = ['roster', 'roster-sentinel', 'roster-etcd', 'roster-postgres', 'redis-leader', 'etcd'] as const;
+export const SYSTEMS = ['roster', 'roster-renew', 'roster-sentinel', 'roster-etcd', 'roster-postgres', 'roster-mariadb', 'roster-nats', 'redis-leader', 'etcd'] as const;
 /** One system family. */
 export type SystemFamily = (typeof SYSTEMS)[number];
 
@@ -30,6 +30,12 @@ export interface BenchOptions {
   readonly etcdStall: { readonly gridMs: number; readonly tries: number };
   /** Roster's timings, `[I, T]`. */
   readonly rosterTimings: readonly (readonly [number, number])[];
+  /**
+   * Renew deadlines R other than the default T/2 that `roster-renew` runs Roster with, at the first
+   * of {@link rosterTimings}: how R trades the disruption-free pause against the margin before
+   * others stand.
+   */
+  readonly rosterRenewDeadlines: readonly number[];
   readonly scale: readonly ScaleCase[];
   /**
    * Write the report into docs/ (docs/benchmarks.md and its plots): only a full run of everything
@@ -55,10 +61,16 @@ pnpm bench --report packages/bench/results/latest.json [--write-docs]
                cluster (a 3-master Redis Cluster, I=1000/T=5000), sentinel (a master, 2
                replicas and 3 sentinels, I=1000/T=5000; N = 100 and 1,000), etcd (one etcd
                member through EtcdKV, I=1000/T=5000; N = 100 and 1,000) and postgres (one
-               PostgreSQL through PostgresKV, I=1000/T=5000; N = 100 and 1,000) (default: all)
-  (systems)    roster: Roster on a redis-server; roster-sentinel: on Redis Sentinel;
+               PostgreSQL through PostgresKV, I=1000/T=5000; N = 100 and 1,000), mariadb (one
+               MariaDB through MySQLKV) and nats (one nats-server with JetStream through
+               NatsKV), both I=1000/T=5000, N = 100 and 1,000 (default: all)
+  (systems)    roster: Roster on a redis-server; roster-renew: the same at I=100/T=500 with
+               the renew deadline R at 150 and 350 ms (the default is T/2 = 250);
+               roster-sentinel: on Redis Sentinel;
                roster-etcd: on an etcd member (EtcdKV); roster-postgres: on PostgreSQL
-               (PostgresKV); redis-leader and etcd: the peers
+               (PostgresKV); roster-mariadb: on MariaDB (MySQLKV, mysql://);
+               roster-nats: on a nats-server's JetStream (NatsKV, nats://);
+               redis-leader and etcd: the peers
   --write-docs write the report into docs/benchmarks.md and its plots (--docs is the same);
                the default only for the full run of everything (no --quick, --only, --section,
                --scale-n or --scale-store)
@@ -116,7 +128,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   const fullRun = !quick && v.only === undefined && v.section === undefined && ns === undefined && v['scale-store'] === undefined;
   const asked = v['write-docs'] === true || v.docs === true;
   if (asked && v['no-docs']) throw new UsageError('bench: --write-docs and --no-docs contradict each other');
-  const defaultNs = (store: ScaleStore): number[] => (store === 'sentinel' || store === 'etcd' || store === 'postgres' ? [100, 1000] : store === 'cluster' && !quick ? [10, 100, 1000, 10_000] : [10, 100, 1000]);
+  const defaultNs = (store: ScaleStore): number[] => (store === 'sentinel' || store === 'etcd' || store === 'postgres' || store === 'mariadb' || store === 'nats' ? [100, 1000] : store === 'cluster' && !quick ? [10, 100, 1000, 10_000] : [10, 100, 1000]);
   const scaleNs = (store: ScaleStore): number[] => (stores.includes(store) ? (ns ?? defaultNs(store)) : []);
   return {
     mode: quick ? 'quick' : 'full',
@@ -132,12 +144,15 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       [100, 500],
       [50, 500],
     ],
+    rosterRenewDeadlines: [150, 350],
     scale: [
       ...scaleNs('redis').map((members) => ({ store: 'redis' as const, members, intervalMs: 100, timeoutMs: 500 })),
       ...scaleNs('cluster').map((members) => ({ store: 'cluster' as const, members, intervalMs: 1000, timeoutMs: 5000 })),
       ...scaleNs('sentinel').map((members) => ({ store: 'sentinel' as const, members, intervalMs: 1000, timeoutMs: 5000 })),
       ...scaleNs('etcd').map((members) => ({ store: 'etcd' as const, members, intervalMs: 1000, timeoutMs: 5000 })),
       ...scaleNs('postgres').map((members) => ({ store: 'postgres' as const, members, intervalMs: 1000, timeoutMs: 5000 })),
+      ...scaleNs('mariadb').map((members) => ({ store: 'mariadb' as const, members, intervalMs: 1000, timeoutMs: 5000 })),
+      ...scaleNs('nats').map((members) => ({ store: 'nats' as const, members, intervalMs: 1000, timeoutMs: 5000 })),
     ],
     writeDocs: v['no-docs'] ? false : asked || (fullRun && v.report === undefined),
     ...(v.report !== undefined && { reportFrom: v.report }),

@@ -1,12 +1,13 @@
 /**
- * One run of the bench: starts the stores (redis-server, etcd, a Redis Cluster, Sentinel, PostgreSQL), compares the
- * systems on groups of real processes, runs the scale cases, and returns the result record. Every
- * process it starts is stopped before it returns, also on failure.
+ * One run of the bench: starts the stores (redis-server, etcd, a Redis Cluster, Sentinel, PostgreSQL, MariaDB,
+ * nats-server), compares the systems on groups of real processes, runs the scale cases, and returns
+ * the result record. Every process it starts is stopped before it returns, also on failure.
  */
 import { Etcd3 } from 'etcd3';
 import { LocalPostgres } from '@roster/testing';
 import { startEtcd, etcdVersion, type EtcdServer } from './infra/etcdServer.js';
 import { killAll } from './infra/processes.js';
+import { startMariaDB as startMariaDBServer, startNats as startNatsServer, type MariaDBServer, type RunningNats } from './infra/sqlAndNatsServers.js';
 import { redisVersion, startRedisCluster, startRedisSentinel, startRedisServer, type RedisClusterServers, type RedisSentinelServers, type RedisServer } from './infra/redisServer.js';
 import { Group } from './harness/Group.js';
 import { measureFailover, measureResign, measureStall, type Progress } from './measure/leadership.js';
@@ -14,6 +15,7 @@ import { measureMembership } from './measure/membership.js';
 import type { BenchOptions } from './options.js';
 import { currentLoad, machineInfo } from './report/machine.js';
 import { ratioOf, type BenchResult, type SystemResult } from './result.js';
+import { mariadbCounters } from './scale/mariadbStats.js';
 import { runScaleCase } from './scale/runScale.js';
 import { etcdSystem, redisLeaderSystem } from './systems/peers.js';
 import { rosterSystem } from './systems/roster.js';
@@ -22,9 +24,11 @@ import type { System } from './systems/System.js';
 const NOTES = [
   'failover: SIGKILL of the leader until another node reports leading (its own timestamp); the group is steady before each kill, and a fresh node replaces the killed one',
   'stall: SIGSTOP of the leader for D ms then SIGCONT; a try moved leadership when another node reported leading within the settle time after SIGCONT; tolerance = the longest D that, with every shorter D on the grid, never moved it',
+  'disruption-free pause: on the stall grid, the longest D that, with every shorter D, changed no node\'s reported role in any try (no other leader, no step-down or lapse of the paused leader, no follower standing)',
   'resign: SIGTERM of the leader until another node reports leading',
   'join: from the new node\'s first line (store reached) until every other node lists it; leave: from SIGTERM of a follower until every other node drops it',
   'scale: commands sent = every process counts its store operations (each one command or one script call) over a steady window; Redis calls from INFO commandstats (which also counts the commands a script runs inside) and bytes from INFO stats deltas over that window, summed over the servers, read over one lasting connection per server with the replies of the readings taken out; leader CPU from process.cpuUsage() of the leader process',
+  'scale on MariaDB: the server\'s count in place of Redis\'s is MariaDB\'s own, SHOW GLOBAL STATUS deltas over the window (every Com_* statement counter but the readings\' own SHOW STATUS, Bytes_sent and Bytes_received); etcd, PostgreSQL and NATS JetStream show only what the clients count (—)',
 ];
 
 /** The etcd lease TTL the server grants for a request of `askS` seconds. */
@@ -72,7 +76,7 @@ function etcdStoreUrl(etcd: EtcdServer, prefix: string): string {
 export async function runBench(options: BenchOptions, progress: Progress): Promise<BenchResult> {
   const started = Date.now();
   const comparing = options.sections.some((s) => s !== 'scale');
-  const needsEtcd = (options.systems.includes('etcd') && comparing) || (options.systems.includes('roster-etcd') && comparing) || options.scale.some((c) => c.store === 'etcd');
+  const needsEtcd = (options.systems.includes('etcd') && comparing) || (options.systems.includes('roster-etcd') && comparing) || (options.sections.includes('scale') && options.scale.some((c) => c.store === 'etcd'));
   const result: BenchResult = {
     schema: 1,
     mode: options.mode,
@@ -88,6 +92,20 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
   let cluster: RedisClusterServers | undefined;
   let sentinel: RedisSentinelServers | undefined;
   let postgres: LocalPostgres | undefined;
+  let mariadb: MariaDBServer | undefined;
+  let nats: RunningNats | undefined;
+  const startMariaDB = async (): Promise<MariaDBServer> => {
+    const server = await startMariaDBServer();
+    result.machine.mariadb = server.version;
+    progress(`MariaDB ${server.version} at ${server.url}`);
+    return server;
+  };
+  const startNats = async (): Promise<RunningNats> => {
+    const server = await startNatsServer();
+    result.machine.nats = server.version;
+    progress(`nats-server ${server.version} at ${server.url('')}`);
+    return server;
+  };
   const startPostgres = async (): Promise<LocalPostgres> => {
     const server = await LocalPostgres.start();
     result.machine.postgres = await server.sql('SHOW server_version');
@@ -97,7 +115,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
   try {
     if (comparing) {
       // One redis-server for Roster and redis-leader (the Sentinel deployment is roster-sentinel's own).
-      redis = options.systems.some((s) => s === 'roster' || s === 'redis-leader') ? await startRedisServer() : undefined;
+      redis = options.systems.some((s) => s === 'roster' || s === 'roster-renew' || s === 'redis-leader') ? await startRedisServer() : undefined;
       if (redis) progress(`redis-server ${result.machine.redis} at ${redis.url}`);
       const systems: System[] = [];
       const runId = started.toString(36);
@@ -105,6 +123,9 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
         for (const [i, t] of options.rosterTimings) systems.push(rosterSystem({ storeUrl: redis!.url, group: `bench-${runId}-${i}-${t}`, intervalMs: i, timeoutMs: t }));
       }
       const [i, t] = options.rosterTimings[0]!;
+      if (options.systems.includes('roster-renew')) {
+        for (const r of options.rosterRenewDeadlines) systems.push(rosterSystem({ storeUrl: redis!.url, group: `bench-${runId}-${i}-${t}-r${r}`, intervalMs: i, timeoutMs: t, renewDeadlineMs: r }));
+      }
       if (options.systems.includes('roster-sentinel')) {
         sentinel = await startRedisSentinel();
         progress(`Redis Sentinel (a master, 2 replicas, 3 sentinels) at ${sentinel.url}`);
@@ -113,6 +134,14 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       if (options.systems.includes('roster-postgres')) {
         postgres = await startPostgres();
         systems.push(rosterSystem({ storeUrl: postgres.url, group: `bench-${runId}-pg-${i}-${t}`, intervalMs: i, timeoutMs: t, storeKind: 'postgres' }));
+      }
+      if (options.systems.includes('roster-mariadb')) {
+        mariadb = await startMariaDB();
+        systems.push(rosterSystem({ storeUrl: mariadb.url, group: `bench-${runId}-mariadb-${i}-${t}`, intervalMs: i, timeoutMs: t, storeKind: 'mariadb' }));
+      }
+      if (options.systems.includes('roster-nats')) {
+        nats = await startNats();
+        systems.push(rosterSystem({ storeUrl: nats.url(`bench-${runId}`), group: `bench-${runId}-nats-${i}-${t}`, intervalMs: i, timeoutMs: t, storeKind: 'nats' }));
       }
       if (options.systems.includes('redis-leader')) systems.push(redisLeaderSystem({ url: redis!.url, key: `bench-${runId}`, ttlMs: t, waitMs: i }));
       if (needsEtcd) {
@@ -150,6 +179,25 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
         await postgres.destroy();
         postgres = undefined;
       }
+      const mariadbCases = options.scale.filter((x) => x.store === 'mariadb');
+      if (mariadbCases.length > 0) {
+        mariadb ??= await startMariaDB();
+        const server = mariadb;
+        for (const c of mariadbCases) {
+          result.scale.push(await runScaleCase(c, { url: server.url, ports: [], serverCounters: () => mariadbCounters(server), perWorker: 250, windowMs: Math.max(5000, 10 * c.intervalMs), convergeLimitMs: 30_000 + 20 * c.members }, progress));
+        }
+        await mariadb.stop();
+        mariadb = undefined;
+      }
+      const natsCases = options.scale.filter((x) => x.store === 'nats');
+      if (natsCases.length > 0) {
+        nats ??= await startNats();
+        for (const c of natsCases) {
+          result.scale.push(await runScaleCase(c, { url: nats.url(`scale-${started.toString(36)}-${c.members}`), ports: [], perWorker: 250, windowMs: Math.max(5000, 10 * c.intervalMs), convergeLimitMs: 30_000 + 20 * c.members }, progress));
+        }
+        await nats.stop();
+        nats = undefined;
+      }
       const sentinelCases = options.scale.filter((x) => x.store === 'sentinel');
       if (sentinelCases.length > 0) {
         sentinel ??= await startRedisSentinel();
@@ -181,7 +229,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       }
     }
   } finally {
-    await Promise.allSettled([redis?.stop(), etcd?.stop(), cluster?.stop(), sentinel?.stop(), postgres?.destroy()]);
+    await Promise.allSettled([redis?.stop(), etcd?.stop(), cluster?.stop(), sentinel?.stop(), postgres?.destroy(), mariadb?.stop(), nats?.stop()]);
     await killAll();
     result.machine.loadEnd = currentLoad();
     result.finishedAt = new Date().toISOString();

@@ -11,9 +11,13 @@ import { parseDriverLine } from '../src/systems/peers.js';
 import { parseRosterLine } from '../src/systems/roster.js';
 
 describe('reading node lines', () => {
-  it('translates roster node --json role lines into ready, leader and follower', () => {
+  it('translates roster node --json role lines into ready, leader, follower and stood', () => {
     expect(parseRosterLine('{"ts":1,"id":"a","event":"role","role":"follower","previous":null,"reason":"started"}')).toEqual({ t: 1, kind: 'ready' });
-    expect(parseRosterLine('{"ts":2,"id":"a","event":"role","role":"candidate","previous":"follower","reason":"stale"}')).toBeUndefined();
+    // A follower that stands is a change of reported role: it ends a disruption-free pause.
+    expect(parseRosterLine('{"ts":2,"id":"a","event":"role","role":"candidate","previous":"follower","reason":"stale"}')).toEqual({ t: 2, kind: 'stood' });
+    expect(parseRosterLine('{"ts":2,"id":"a","event":"role","role":"follower","previous":"candidate","reason":"leader-alive"}')).toBeUndefined();
+    // A lapsed lease is shown as candidate: the leader no longer leads, for its users.
+    expect(parseRosterLine('{"ts":2,"id":"a","event":"role","role":"candidate","previous":"leader","reason":"lease-expired"}')).toEqual({ t: 2, kind: 'follower' });
     expect(parseRosterLine('{"ts":3,"id":"a","event":"role","role":"leader","previous":"candidate","reason":"confirmed"}')).toEqual({ t: 3, kind: 'leader' });
     expect(parseRosterLine('{"ts":4,"id":"a","event":"role","role":"follower","previous":"leader","reason":"lease-expired"}')).toEqual({ t: 4, kind: 'follower' });
   });
@@ -42,7 +46,7 @@ describe('order statistics', () => {
 describe('the command line', () => {
   it('runs everything and writes the docs by default, and only what is asked otherwise', () => {
     const all = parseBenchArgs([]);
-    expect(all).toMatchObject({ mode: 'full', writeDocs: true, kills: 10, systems: ['roster', 'roster-sentinel', 'roster-etcd', 'roster-postgres', 'redis-leader', 'etcd'] });
+    expect(all).toMatchObject({ mode: 'full', writeDocs: true, kills: 10, systems: ['roster', 'roster-renew', 'roster-sentinel', 'roster-etcd', 'roster-postgres', 'roster-mariadb', 'roster-nats', 'redis-leader', 'etcd'] });
     // PostgreSQL's rows run in the same run as Redis's: at N = 100 and 1,000 in the scale part.
     expect(all.scale.filter((c) => c.store === 'postgres').map((c) => [c.members, c.intervalMs, c.timeoutMs])).toEqual([[100, 1000, 5000], [1000, 1000, 5000]]);
     expect(all.scale.some((c) => c.members === 10_000)).toBe(true);
@@ -60,6 +64,17 @@ describe('the command line', () => {
     const etcd = parseBenchArgs(['--section', 'scale', '--scale-store', 'etcd']);
     expect(etcd.scale.map((c) => [c.store, c.members, c.intervalMs])).toEqual([['etcd', 100, 1000], ['etcd', 1000, 1000]]);
     expect(() => parseBenchArgs(['--scale-store', 'zookeeper'])).toThrow(/"zookeeper"/);
+  });
+
+  it('runs MariaDB and NATS JetStream like PostgreSQL: a comparison row each, and N = 100 and 1,000 at I=1000/T=5000', () => {
+    const both = parseBenchArgs(['--only', 'roster-mariadb,roster-nats', '--scale-store', 'mariadb,nats']);
+    expect(both).toMatchObject({ systems: ['roster-mariadb', 'roster-nats'], writeDocs: false });
+    expect(both.scale.map((c) => [c.store, c.members, c.intervalMs, c.timeoutMs])).toEqual([
+      ['mariadb', 100, 1000, 5000],
+      ['mariadb', 1000, 1000, 5000],
+      ['nats', 100, 1000, 5000],
+      ['nats', 1000, 1000, 5000],
+    ]);
   });
 
   it('only the full run of everything, or --write-docs, writes the docs; --quick and partial runs do not', () => {
@@ -97,7 +112,7 @@ describe('the report', () => {
         timing: 'I 100 ms, T 500 ms',
         timeoutMs: 500,
         failover: { samplesMs: [550, 600], missed: 0, summary: summarize([550, 600]) },
-        stall: { gridMs: 50, triesPerStep: 3, toleranceMs: 400, censored: false, tries: [{ pauseMs: 450, actualMs: 451, moved: true, leaderSteppedDown: true }] },
+        stall: { gridMs: 50, triesPerStep: 3, toleranceMs: 400, censored: false, disruptionFreeMs: 250, tries: [{ pauseMs: 450, actualMs: 451, moved: true, leaderSteppedDown: true, disrupted: true }] },
         ratio: 1.43,
       },
     ],
@@ -110,7 +125,7 @@ describe('the report', () => {
   it('renders the machine, the comparison table and the scale table', () => {
     const md = renderMarkdown(result);
     expect(md).toContain('| CPU | Test CPU, 2 cores |');
-    expect(md).toContain('| Roster I=100/T=500 | I 100 ms, T 500 ms | 575 / 595 (n=2) | 400 ms | 1.43 |');
+    expect(md).toContain('| Roster I=100/T=500 | I 100 ms, T 500 ms | 575 / 595 (n=2) | 400 ms | 250 ms | 1.43 |');
     expect(md).toContain('| redis-server | 100 | 100 ms / 500 ms | 1 + 1 + 1 | 900 ms | 2.00 (2.00) | 60 |');
     expect(md).toContain('benchmarks-failover-vs-stall.svg');
   });

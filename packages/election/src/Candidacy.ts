@@ -1,5 +1,5 @@
 import { bestBroadcast, compareLeadership, formatBroadcast, formatHeader, parseBroadcast, sameLeadership, type Broadcast } from '@roster/follower';
-import { coversBelow, supersedes, type LeaderWindowRead, type Staleness } from '@roster/follower/internal';
+import { coversBelow, showsNothingNewer, showsUnchanged, supersedes, type LeaderWindowRead, type Staleness } from '@roster/follower/internal';
 import type { Timing } from './timing.js';
 import { expectedValue } from './expectedValue.js';
 import { isKeyFailure, type Clock, type CompareAndSetOptions, type CompoundKey, type KV, type Timer } from '@roster/kv-adapter';
@@ -27,6 +27,11 @@ export type Candidacy =
       readonly raw: string;
       /** Local time the claim was written. */
       readonly claimedAt: number;
+      /**
+       * The broadcast the claim's compare-and-set replaced, when that was exactly the one tracked in
+       * `others` (the store showed it still there, unchanged, as a read would have).
+       */
+      readonly replaced?: Broadcast | undefined;
       /** The timer that wakes the candidate to confirm. */
       settle: Timer | undefined;
     });
@@ -66,6 +71,13 @@ export function decide(c: Candidacy, read: LeaderWindowRead, now: number, timing
     return { action: 'follow', reason: 'claim-lost' };
   }
   if (now - c.claimedAt < timing.settleMs) return { action: 'wait' };
+  // After a store outage, stillness seen before it counts again when this read (after the claim
+  // and its settle time) finds, on every nonce, the broadcast tracked unchanged, or nothing newer
+  // where the claim replaced exactly that broadcast by compare-and-set (the store showed it still
+  // there): its leader published nothing since (Staleness.sawUnchanged).
+  const tracked = c.others.tracked;
+  const replacedTracked = c.replaced !== undefined && sameLeadership(c.replaced, tracked) && c.replaced.version === tracked!.version;
+  if (showsUnchanged(read, tracked, c.claim) || (replacedTracked && showsNothingNewer(read, tracked, c.claim))) c.others.sawUnchanged();
   // A nonce below the claim that this read could not read is not absent: a claim of our era may
   // be there (its candidate could not read ours either), ranking first. Confirm only on a read that
   // rules that out; a nonce known unavailable (its shard down or frozen) holds nothing new.
@@ -94,7 +106,8 @@ export interface ClaimOptions {
 
 /** How writing a claim ended. */
 export type ClaimOutcome =
-  | { readonly outcome: 'claimed'; readonly claim: Broadcast; readonly raw: string }
+  /** `replaced`: the broadcast the compare-and-set replaced, as read (none when it replaced anything else). */
+  | { readonly outcome: 'claimed'; readonly claim: Broadcast; readonly raw: string; readonly replaced: Broadcast | undefined }
   /** Another write landed first at the slot. */
   | { readonly outcome: 'race-lost' }
   /** The candidacy ended meanwhile, or no slot could be written. */
@@ -133,7 +146,7 @@ export async function writeClaim(o: ClaimOptions): Promise<ClaimOutcome> {
         if (!o.current()) return { outcome: 'abandoned' };
         if (swapped) {
           o.key.moveTo(slot.nonce);
-          return { outcome: 'claimed', claim, raw };
+          return { outcome: 'claimed', claim, raw, replaced: attempt === 0 && slot.state === 'broadcast' ? slot.broadcast : undefined };
         }
         if (attempt > 0 || (current !== null && parseBroadcast(current).ok)) return { outcome: 'race-lost' };
         ({ expected, options } = { expected: current, options: {} });

@@ -119,7 +119,7 @@ export class CandidateRole {
         host.stats.count('claim');
         f.maxEra = Math.max(f.maxEra, era);
         logger.info({ node: id, era, nonce: written.claim.nonce }, 'claimed leadership');
-        const claimed: Candidacy & { phase: 'claimed' } = { ...c, phase: 'claimed', claim: written.claim, raw: written.raw, claimedAt: clock.now(), settle: undefined };
+        const claimed: Candidacy & { phase: 'claimed' } = { ...c, phase: 'claimed', claim: written.claim, raw: written.raw, claimedAt: clock.now(), settle: undefined, replaced: written.replaced };
         claimed.settle = clock.setTimer(() => host.poke(), settleMs);
         this.#c = claimed;
         return undefined;

@@ -1,8 +1,10 @@
-import type { RosterKeys } from '@roster/follower';
+import type { Member, RosterKeys } from '@roster/follower';
 import type { Timer } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import type { Role, RoleChangeReason } from './events.js';
 import { FaultLog } from './FaultLog.js';
+import { selfMember } from './MemberIntake.js';
+import { outranked } from './priorities.js';
 import { Joiner, Pinger, type Following, type LeaderWindowRead } from '@roster/follower/internal';
 import type { NodeStats } from './NodeStats.js';
 import type { NodeView } from './NodeView.js';
@@ -51,6 +53,8 @@ export class FollowerRole {
   readonly #pingLog: FaultLog;
   readonly #joinLog: FaultLog;
   #staleTimer: Timer | undefined;
+  /** This node as a member: id, weight, priority. */
+  readonly #self: Member;
   /** When this node last stood: it stands at most once per interval, whatever ended its candidacy. */
   #stoodAt = Number.NEGATIVE_INFINITY;
   /** Until when this node does not stand at all: it resigned (see {@link standAside}). */
@@ -58,9 +62,10 @@ export class FollowerRole {
 
   constructor(host: FollowerHost) {
     this.#host = host;
-    const { kv, clock, logger, id, weight, intervalMs, operationTimeoutMs } = host.config;
+    this.#self = selfMember(host.config);
+    const { kv, clock, logger, id, intervalMs, operationTimeoutMs } = host.config;
     this.#pinger = new Pinger({ kv, key: host.keys.idKey(id), clock, opTimeoutMs: operationTimeoutMs });
-    this.#joiner = new Joiner({ kv, key: host.keys.join(), clock, self: { id, weight }, opTimeoutMs: operationTimeoutMs });
+    this.#joiner = new Joiner({ kv, key: host.keys.join(), clock, self: this.#self, opTimeoutMs: operationTimeoutMs });
     this.#pingTicker = new Ticker({ clock, periodMs: intervalMs, logger, name: 'pinger', step: () => this.#ping() });
     this.#pingLog = new FaultLog(logger, 'PING failed', 'PING works again');
     this.#joinLog = new FaultLog(logger, 'could not append to the join key');
@@ -132,9 +137,13 @@ export class FollowerRole {
     if (!read.reachable) return rested && !aside && f.staleness.isStale(clock.now(), timing.timeoutMs) && f.mayStandUnreachable(clock.now(), this.#standDelay()) ? 'unreachable' : undefined;
     const leader = host.view.leader;
     const listed = leader !== undefined && host.view.lists(host.config.id);
-    const stand = f.standReason(clock.now(), this.#standDelay(), leader, listed);
+    const defer = this.#defers();
+    const stand = f.standReason(clock.now(), this.#standDelay(defer), leader, listed, defer);
     if (stand && rested && !aside) return stand;
-    if (leader !== undefined && !listed && this.#joiner.due(timing.joinRetryMs)) {
+    // Listed with another weight or priority (restarted with new settings before the leader
+    // dropped it): it joins again, and the leader updates its record.
+    const current = listed && host.view.listsExactly(this.#self);
+    if (leader !== undefined && !current && this.#joiner.due(timing.joinRetryMs)) {
       await this.#joiner.append().then(
         () => {
           host.stats.count('join.append');
@@ -154,7 +163,7 @@ export class FollowerRole {
       () => {
         host.stats.count('ping');
         this.#pingLog.worked({ node: host.config.id });
-        host.following.pinged(this.#pinger.lastPongAt, this.#pinger.lastPongRoundTripMs);
+        host.following.pinged(this.#pinger.lastPongAt, this.#pinger.lastPongRoundTripMs, host.config.clock.now());
       },
       (error: unknown) => this.#pingLog.failed(error),
     );
@@ -168,12 +177,27 @@ export class FollowerRole {
    * a claim instead of standing. So a crash of the leader of N members starts a few candidacies,
    * not N. Standing later is always safe; a node not listed stands at T.
    */
-  #standDelay(): number {
+  #standDelay(defer = this.#defers()): number {
     const { view, config } = this.#host;
+    // Deferring to a member of higher priority: after every tier of those (see #defers).
+    const deferred = defer ? (STAND_TIERS.length + 1) * this.#tierSpacing() : 0;
     const rank = view.rankOf(config.id, view.leader?.id);
-    if (rank === undefined) return 0;
+    if (rank === undefined) return deferred;
     const tier = STAND_TIERS.findIndex((bound) => rank < bound);
-    return (tier === -1 ? STAND_TIERS.length : tier) * this.#tierSpacing();
+    return deferred + (tier === -1 ? STAND_TIERS.length : tier) * this.#tierSpacing();
+  }
+
+  /**
+   * Whether this node defers to a member of higher priority: the list it holds names one (other
+   * than the leader followed or just gone, and this node). It then stands on a goodbye only once
+   * the goodbye has been still for T, and on stillness later than every tier of candidates
+   * ({@link STAND_TIERS}): the member of higher priority stands first and wins. With equal
+   * priorities (all 0 by default) nobody defers: the rules are the same as without priorities.
+   */
+  #defers(): boolean {
+    const { view, config, following } = this.#host;
+    const gone = view.leader?.id ?? following.bestSeen?.id;
+    return outranked(view.members.list, config.id, config.priority, gone);
   }
 
   /**
@@ -195,7 +219,8 @@ export class FollowerRole {
     const { clock, timing } = this.#host.config;
     this.#quiet();
     if (this.#host.role() !== 'follower' || !this.#host.running()) return;
-    const wait = this.#host.following.standAt(this.#standDelay()) - clock.now();
+    const defer = this.#defers();
+    const wait = this.#host.following.standAt(this.#standDelay(defer), defer) - clock.now();
     if (wait > 0 && wait <= timing.staleCheckHorizonMs) this.#staleTimer = clock.setTimer(() => this.#host.poke(), wait);
   }
 

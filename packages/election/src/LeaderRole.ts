@@ -32,6 +32,11 @@ export interface LeaderHost {
   published(role: LeaderRole, b: Broadcast, beat: boolean): void;
   /** A step found a better leadership: the node steps down (see {@link LeaderRole.end}). */
   dethroned(role: LeaderRole): void;
+  /**
+   * A member of higher priority has PINGed this leader for the settle time: the node hands over to
+   * it, as `resign()` does (see RosterNode).
+   */
+  preempt(role: LeaderRole, to: Member): void;
   /** Whether the node is stopped (destroyed while leadership was ending: no goodbye then). */
   stopped(): boolean;
 }
@@ -262,6 +267,11 @@ export class LeaderRole {
     this.#host.published(this, published.broadcast, false);
     // Re-validating: the next cycle, at once, renews the lease.
     if (published.again) this.#host.poke();
+    // A member of higher priority, settled and healthy: hand over to it, from a lease that holds
+    // (a lapsed leader first re-validates; its publications show the members it is alive).
+    const now = this.#host.config.clock.now();
+    const to = this.holdsLease(now) ? this.#intake.preferred(now) : undefined;
+    if (to !== undefined) this.#host.preempt(this, to);
   }
 
   /**

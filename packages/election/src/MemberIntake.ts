@@ -41,7 +41,7 @@ export class MemberIntake {
     const { config, keys, stats } = options;
     const { clock, kv, logger, intervalMs, operationTimeoutMs } = config;
     this.#round = new PongRound({ clock, intervalMs, logger });
-    this.#membership = new Membership({ id: config.id, weight: config.weight }, clock.now(), options.inherited);
+    this.#membership = new Membership(selfMember(config), clock.now(), options.inherited);
     this.#poller = new JoinPoller({
       kv,
       key: keys.join(),
@@ -86,6 +86,16 @@ export class MemberIntake {
     return this.#membership.list();
   }
 
+  /**
+   * The member of higher priority than the leader's that has PINGed it without a gap for the
+   * settle time (`preemptSettleMs`) and is still heard (`preemptHealthyMs`): the leader hands over
+   * to it (see `LeaderRole`). `undefined` when there is none.
+   */
+  preferred(now: number): Member | undefined {
+    const { timing } = this.#o.config;
+    return this.#membership.preferred(now, timing.preemptSettleMs, timing.preemptHealthyMs);
+  }
+
   /** Starts a PONG worker for every follower listed, stops those of members gone. */
   sync(): void {
     const { kv, clock, logger, intervalMs, operationTimeoutMs, timing } = this.#o.config;
@@ -110,7 +120,7 @@ export class MemberIntake {
         onPing: (pongRoundTripMs) => {
           this.#o.stats.count('pong');
           if (pongRoundTripMs !== undefined) this.#pongRoundTrips.set(id, pongRoundTripMs);
-          this.#membership.pinged(id, clock.now());
+          this.#membership.pinged(id, clock.now(), timing.preemptHealthyMs);
           // A PING written over its LEAVE: the member came back (restarted) before the leave was
           // published (the leader could not publish meanwhile): it stays.
           this.#leavers.delete(id);
@@ -130,4 +140,9 @@ export class MemberIntake {
   async stop(): Promise<void> {
     await Promise.all([this.#poller.stop(), ...[...this.#workers.values()].map((w) => w.stop())]);
   }
+}
+
+/** The node itself as a member: its id, weight and priority (none when 0, as it travels). */
+export function selfMember(config: Pick<ResolvedConfig, 'id' | 'weight' | 'priority'>): Member {
+  return config.priority === 0 ? { id: config.id, weight: config.weight } : { id: config.id, weight: config.weight, priority: config.priority };
 }

@@ -1,4 +1,4 @@
-import { fencingToken, type Broadcast, type Member } from '@roster/follower';
+import { fencingToken, sameMember, type Broadcast, type Member } from '@roster/follower';
 import { type Logger } from '@roster/kv-adapter';
 import { UpdateStream } from '@roster/kv-adapter/internal';
 import type { LeaderInfo, Role, RoleChangeReason, RosterUpdate, WatchFunction } from './events.js';
@@ -36,6 +36,13 @@ export class NodeView {
     const list = this.#members.list;
     const at = indexById(list, id);
     return at < list.length && list[at]!.id === id;
+  }
+
+  /** True when the list holds `member` with exactly its weight and priority. */
+  listsExactly(member: Member): boolean {
+    const list = this.#members.list;
+    const at = indexById(list, member.id);
+    return at < list.length && sameMember(list[at]!, member);
   }
 
   /**
@@ -211,7 +218,7 @@ function compareSortedOnce(prev: readonly Member[], next: readonly Member[]): { 
       added.push(n.id);
       j++;
     } else {
-      if (p.weight !== n.weight) same = false;
+      if (!sameMember(p, n)) same = false;
       i++;
       j++;
     }

@@ -124,6 +124,9 @@ export class RosterNode implements RosterNodeApi {
         this.#view.setMembers(b);
       },
       dethroned: (lead) => this.#stepDown(lead, 'dethroned'),
+      preempt: (lead, to) => {
+        if (this.#isLeading(lead)) void this.#handOver(to);
+      },
     };
     this.#host = host;
     this.#follower = new FollowerRole(host);
@@ -254,6 +257,19 @@ export class RosterNode implements RosterNodeApi {
     await phase.lead.end('resigned', () => this.#work.settle(timing.leaderWorkTimeoutMs));
     // Standing aside runs from the goodbye, which the work may have delayed.
     this.#follower.standAside();
+  }
+
+  /**
+   * Pre-emption: a member of higher priority (`to`) has PINGed this leader for the settle time, so
+   * this node resigns in its favour (`resign()`: told first, the work wound down, the goodbye,
+   * standing aside for T). Members of lower priority than `to` do not stand on that goodbye (see
+   * FollowerRole), so `to` is the one that claims.
+   */
+  #handOver(to: Member): Promise<void> {
+    if (this.#resigning) return this.#resigning;
+    this.#cfg.logger.info({ node: this.id, to: to.id, priority: to.priority ?? 0, own: this.#cfg.priority }, 'handing over to a member of higher priority');
+    this.#stats.count('preempted');
+    return this.resign();
   }
 
   // ─── The state machine ───────────────────────────────────────────────────────────────────────

@@ -8,7 +8,7 @@ import {
   type KV,
   type Logger,
 } from '@roster/kv-adapter';
-import { checkId, checkWeight, ListCache, newId } from '@roster/follower';
+import { checkId, checkPriority, checkWeight, ListCache, newId } from '@roster/follower';
 import { deriveTiming, resolveDurations, type Timing } from './timing.js';
 
 /** Options of `createNode()`. */
@@ -52,6 +52,15 @@ export interface RosterNodeOptions {
   readonly nonceWindow?: number;
   /** This member's weight, carried in the broadcast (its thread count for `@roster/cluster`). @defaultValue 1 */
   readonly weight?: number;
+  /**
+   * This member's priority, an integer from 0 to `MAX_PRIORITY` (999,999,999,999), carried in the
+   * member list: among candidates the higher priority wins, and a leader hands over (as
+   * `resign()` does) to a member of higher priority once that member has PINGed it for T. Equal
+   * priorities behave as without priorities. For a rolling deploy, derive it from the release
+   * with `priorityFromVersion()`, so that leadership moves once, to the first node of the new
+   * version (docs/protocol.md, "Priorities and rolling deploys"). @defaultValue 0
+   */
+  readonly priority?: number;
   /** Follow the leader and the member list without joining, PINGing or ever campaigning. @defaultValue false */
   readonly observer?: boolean;
   /** The clock every timer and duration goes through. @defaultValue the real clock */
@@ -100,6 +109,8 @@ export interface NodeSettings {
   readonly nonceWindow: number;
   /** This member's weight, carried in the broadcast. */
   readonly weight: number;
+  /** This member's priority, carried in the member list (0: none). */
+  readonly priority: number;
   /** True for a node that follows without joining or campaigning. */
   readonly observer: boolean;
 }
@@ -133,8 +144,8 @@ export function checkNodeOptions(options: Omit<RosterNodeOptions, 'store'> & { r
 
 /** The {@link NodeSettings} of a resolved configuration, frozen: `node.settings`. */
 export function settingsOf(config: NodeSettings): NodeSettings {
-  const { id, group, env, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, leaderWorkTimeoutMs, nonceWindow, weight, observer } = config;
-  return Object.freeze({ id, group, env, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, leaderWorkTimeoutMs, nonceWindow, weight, observer });
+  const { id, group, env, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, leaderWorkTimeoutMs, nonceWindow, weight, priority, observer } = config;
+  return Object.freeze({ id, group, env, intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, leaderWorkTimeoutMs, nonceWindow, weight, priority, observer });
 }
 
 /**
@@ -167,6 +178,8 @@ function resolveSettings(options: Omit<RosterNodeOptions, 'store'>): Omit<Resolv
   }
   const weight = options.weight ?? 1;
   checkWeight(weight, 'weight');
+  const priority = options.priority ?? 0;
+  checkPriority(priority, 'priority');
   if (options.observer !== undefined && typeof options.observer !== 'boolean') {
     throw new ConfigError('observer', options.observer, 'Expected `observer` to be a boolean');
   }
@@ -182,6 +195,7 @@ function resolveSettings(options: Omit<RosterNodeOptions, 'store'>): Omit<Resolv
     timing: deriveTiming(durations),
     nonceWindow,
     weight,
+    priority,
     observer: options.observer ?? false,
     clock: options.clock ?? realClock,
     logger: options.logger ?? silentLogger,

@@ -28,4 +28,4 @@ export type {
   RosterUpdate,
   WatchFunction,
 } from './events.js';
-export { fencingToken, ListCache, type Member, type Broadcast } from '@roster/follower';
+export { fencingToken, ListCache, MAX_PRIORITY, priorityFromVersion, type Member, type Broadcast } from '@roster/follower';

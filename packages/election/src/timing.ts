@@ -32,6 +32,8 @@ import { ConfigError } from '@roster/kv-adapter';
  * | `tierSpacingMs(r)` | I + 3 min(r, τ) | the time between two tiers of candidates, r the mean window read |
  * | `leaderWorkTimeoutMs` | T (configured, ≤ T) | how long `stop()` and `resign()` wait for the leader's work to settle before the goodbye |
  * | `standAsideMs` | T | a leader that resigned does not stand for this long, so that another node takes over |
+ * | `preemptSettleMs` | T | a member of higher priority PINGs the leader this long before the leader hands over to it |
+ * | `preemptHealthyMs` | 2I | a member whose last PING is older than this is not healthy enough to take over |
  */
 export interface Timing extends FollowerTiming {
   readonly intervalMs: number;
@@ -56,6 +58,8 @@ export interface Timing extends FollowerTiming {
   readonly revalidateChainMs: number;
   readonly leaderWorkTimeoutMs: number;
   readonly standAsideMs: number;
+  readonly preemptSettleMs: number;
+  readonly preemptHealthyMs: number;
   /** The time between two tiers of candidates, given this node's mean window read time. */
   readonly tierSpacingMs: (meanReadMs: number | undefined) => number;
 }
@@ -92,6 +96,8 @@ export function deriveTiming(d: Durations): Timing {
     listStepBudgetMs: tau / 2,
     revalidateChainMs: Math.min(R, T - R - tau),
     standAsideMs: T,
+    preemptSettleMs: T,
+    preemptHealthyMs: 2 * I,
     tierSpacingMs: (meanReadMs) => I + 3 * Math.min(meanReadMs ?? 0, tau),
   };
 }

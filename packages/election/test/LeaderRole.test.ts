@@ -34,6 +34,7 @@ async function leader(options: { inherited?: { id: string; weight: number }[]; k
       },
       published: () => undefined,
       dethroned: () => undefined,
+      preempt: () => undefined,
       stopped: () => false,
     },
     claim,

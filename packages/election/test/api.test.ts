@@ -137,6 +137,7 @@ describe('lifecycle and updates', () => {
       leaderWorkTimeoutMs: 1000,
       nonceWindow: 4,
       weight: 1,
+      priority: 0,
       observer: false,
     });
     expect(Object.isFrozen(node.settings)).toBe(true);

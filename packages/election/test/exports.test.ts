@@ -5,10 +5,12 @@ describe('the public API of @roster/election', () => {
     expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
       'LeadershipLostError',
       'ListCache',
+      'MAX_PRIORITY',
       'NodeStateError',
       'checkNodeOptions',
       'createNode',
       'fencingToken',
+      'priorityFromVersion',
     ]);
   });
 });

@@ -25,6 +25,8 @@ describe('the timing table', () => {
       listStepBudgetMs: 250,
       revalidateChainMs: 2000,
       standAsideMs: 5000,
+      preemptSettleMs: 5000,
+      preemptHealthyMs: 2000,
     });
     // I + 3 × the mean window read, that mean counted up to the operation timeout.
     expect([undefined, 10, 400, 10_000].map(tierSpacingMs)).toEqual([1000, 1030, 2200, 2500]);

@@ -53,6 +53,17 @@ export class Following {
   #unreadWhileTracking: Broadcast | undefined;
   /** Whether such a read ever happened (see `#unreadWhileTracking`). */
   #sawUnread = false;
+  /** The nonces whose last read by this node was tried and failed (a poll's nonces not read are not tried). */
+  readonly #failing = new Set<number>();
+  /**
+   * A nonce newly failed (see {@link #lookAgainAfter}): stillness is no evidence for a stand until a
+   * read that started at or after this local time has completed.
+   */
+  #blindUntil = Number.NEGATIVE_INFINITY;
+  /** Local time at which this node's last read started. */
+  #lastReadStartedAt = Number.NEGATIVE_INFINITY;
+  /** How long after a read that found a nonce newly failed this node must read again (see {@link #lookAgainAfter}). */
+  readonly #newlyFailedMs: number;
   /**
    * The nonce of the leader key where the best leadership's latest copy was last found (a leader
    * that moved leaves older copies behind; a broadcast's own nonce is its claim's, not where it
@@ -61,6 +72,8 @@ export class Following {
   #copyAt: number | undefined;
   /** Local time at which a PONG was last found at this follower's id key. */
   #lastPongAt: number | undefined;
+  /** Local time at which the last PING that reached the store completed. */
+  #lastPingAt: number | undefined;
   /** Whether the follower followed the best leadership known at its last step. */
   #following = false;
   readEwma: number | undefined;
@@ -87,13 +100,20 @@ export class Following {
       ...(listCache && { lists: listCache }),
       onList: (how) => stats.count(`list.${how}`),
     });
-    return new Following(window, clock, timing, stats);
+    return new Following(window, clock, timing, stats, operationTimeoutMs);
   }
 
-  constructor(window: LeaderWindow, clock: Clock, timing: FollowerTiming, stats: Counters) {
+  /**
+   * `opTimeoutMs` (τ) sizes the wait after a nonce newly fails (see {@link standReason}); without
+   * it, one interval (I, the read gap's half) stands for it, the largest τ allowed.
+   */
+  constructor(window: LeaderWindow, clock: Clock, timing: FollowerTiming, stats: Counters, opTimeoutMs = timing.readGapMs / 2) {
     this.#window = window;
     this.#timing = timing;
     this.#stats = stats;
+    // A leader at the nonce that failed moves to the next one at its next publication, within I of
+    // the failure, once its read and its compare-and-set (2τ) are done (see #lookAgainAfter).
+    this.#newlyFailedMs = timing.readGapMs / 2 + 2 * opTimeoutMs;
     // A claim's candidate confirms up to T + I after claiming and publishes within an operation
     // after: a claim counts as still only after T + 2I (see Staleness).
     this.staleness = new Staleness(clock.now(), timing.claimGraceMs);
@@ -131,6 +151,7 @@ export class Following {
       this.#unreadWhileTracking = this.staleness.tracked;
       this.#sawUnread = true;
     }
+    this.#lookAgainAfter(read);
     const tracked = this.staleness.tracked;
     if (moving && sameLeadership(tracked, { ...moving, members: [] }) && moving.version > tracked!.version) {
       this.staleness.observe({ ...tracked!, version: moving.version }, read.startedAt);
@@ -175,8 +196,19 @@ export class Following {
     this.staleness.observe(b, at);
   }
 
-  /** Takes in a PING step: a newer PONG moves the PONG clock and feeds the round-trip average. */
-  pinged(lastPongAt: number | undefined, lastPongRoundTripMs: number | undefined): void {
+  /**
+   * Takes in a PING step that reached the store, completed at `at`: a newer PONG moves the PONG
+   * clock and feeds the round-trip average. PONGs are found only by PINGs that reach the store, so
+   * after a gap between two such PINGs longer than the read gap (2I: the store or this node's id
+   * key was out, and this node could not look), PONG silence counts only from this one, as
+   * stillness does after a gap in the reads: a store back from an outage does not make every listed
+   * follower stand on PONGs its leader could not write either.
+   */
+  pinged(lastPongAt: number | undefined, lastPongRoundTripMs: number | undefined, at?: number): void {
+    if (at !== undefined) {
+      if (this.#lastPingAt !== undefined && at - this.#lastPingAt > this.#timing.readGapMs) this.pongBase = Math.max(this.pongBase, at);
+      this.#lastPingAt = at;
+    }
     if (lastPongAt !== undefined) this.#lastPongAt = Math.max(this.#lastPongAt ?? lastPongAt, lastPongAt);
     if (lastPongAt === undefined || lastPongAt <= this.pongBase) return;
     this.pongBase = lastPongAt;
@@ -199,14 +231,25 @@ export class Following {
    * moves when it cannot write its own), and the follower still finds PONGs (one within T + 2I), it does not stand on `stale`
    * (nor, in {@link mayStandUnreachable}, on reading nothing): only PONG silence makes it stand, so a
    * live leader that PONGs it is not replaced by one node's private trouble with some keys.
+   *
+   * `deferToPriority`: the member list holds a member of higher priority than this node's (other
+   * than the leader): a goodbye does not make this node stand at once, only once it has stayed
+   * unchanged for T (plus the delay), so that the member of higher priority, which stands at once,
+   * takes over (a leader's hand-over by priority, docs/protocol.md).
    */
-  standReason(now: number, delayMs: number, leader: Pick<BroadcastHeader, 'era' | 'nonce' | 'id'> | undefined, listed: boolean): 'stale' | 'goodbye' | 'pong-timeout' | undefined {
-    const stale = this.staleness.isStale(now, this.#timing.timeoutMs + delayMs);
+  standReason(
+    now: number,
+    delayMs: number,
+    leader: Pick<BroadcastHeader, 'era' | 'nonce' | 'id'> | undefined,
+    listed: boolean,
+    deferToPriority = false,
+  ): 'stale' | 'goodbye' | 'pong-timeout' | undefined {
+    const stale = this.staleness.isStale(now, this.#timing.timeoutMs + delayMs, !deferToPriority);
     if (stale && this.bestSeen && isGoodbye(this.bestSeen)) return 'goodbye';
     if (listed && !this.#listed) this.pongBase = now;
     this.#listed = listed;
     this.#following = leader !== undefined && sameLeadership(this.bestSeen, { ...leader, version: 0, members: [] });
-    if (stale && !this.#hearsOnly(now, delayMs)) return 'stale';
+    if (stale && !this.#hearsOnly(now, delayMs) && !this.#blind()) return 'stale';
     return this.#pongSilent(now, delayMs) ? 'pong-timeout' : undefined;
   }
 
@@ -216,16 +259,18 @@ export class Following {
    * for T + 2I.
    */
   mayStandUnreachable(now: number, delayMs: number): boolean {
-    return !(this.#following && this.#hears(now, delayMs));
+    return !this.#blind() && !(this.#following && this.#hears(now, delayMs));
   }
 
   /** When the follower will stand if nothing changes (for a precise wake-up). */
-  standAt(delayMs: number): number {
+  standAt(delayMs: number, deferToPriority = false): number {
     const { timeoutMs, pongTimeoutMs } = this.#timing;
     const pong = this.#listed ? this.pongBase + pongTimeoutMs + delayMs : Infinity;
-    let stale = this.staleness.staleAt(timeoutMs + delayMs);
+    let stale = this.staleness.staleAt(timeoutMs + delayMs, !deferToPriority);
     // Stillness seen with nonces unread counts only once the PONGs have stopped too.
     if (this.#missedSinceChange() && this.#following && this.#lastPongAt !== undefined) stale = Math.max(stale, this.#lastPongAt + pongTimeoutMs + delayMs);
+    // A nonce newly failed: not before a read started after the wait (see #lookAgainAfter).
+    if (this.#blind()) stale = Math.max(stale, this.#blindUntil);
     return Math.min(stale, pong);
   }
 
@@ -241,6 +286,34 @@ export class Following {
    */
   #hearsOnly(now: number, delayMs: number): boolean {
     return this.#missedSinceChange() && this.#following && this.#hears(now, delayMs);
+  }
+
+  /**
+   * Takes in the nonces `read` tried: one that failed where this node's previous read of it did not
+   * (or that it never read before) may hold a leadership written since that previous read, which
+   * this node has not seen: a claim, or a leader confirmed just before its shard went down. That
+   * leader moves to the next nonce at its next publication (it cannot write its own), within I of
+   * the failure plus its read and compare-and-set (2τ); so stillness counts as evidence again only
+   * on a read started that long after this one completed (see {@link standReason}). A nonce that
+   * stays unavailable (a dead shard) costs this wait once, when it first fails; one that fails
+   * again after a read succeeded costs it again.
+   */
+  #lookAgainAfter(read: LeaderWindowRead): void {
+    this.#lastReadStartedAt = read.startedAt;
+    for (const s of read.slots) {
+      if (s.state === 'unavailable' && s.error === NOT_READ) continue;
+      if (s.state !== 'unavailable') {
+        this.#failing.delete(s.nonce);
+      } else if (!this.#failing.has(s.nonce)) {
+        this.#failing.add(s.nonce);
+        this.#blindUntil = Math.max(this.#blindUntil, read.at + this.#newlyFailedMs);
+      }
+    }
+  }
+
+  /** Whether a nonce newly failed and no read has started since the wait it asks for (see {@link #lookAgainAfter}). */
+  #blind(): boolean {
+    return this.#lastReadStartedAt < this.#blindUntil;
   }
 
   /** Whether a read failed where the leader may be publishing since the tracked broadcast last changed. */
@@ -273,6 +346,39 @@ function missedWhereItMayBe(copyAt: number | undefined, read: LeaderWindowRead):
   if (copyAt === undefined) return false;
   const failed = (nonce: number): boolean => read.slots.some((s) => s.nonce === nonce && s.state === 'unavailable' && s.error !== NOT_READ);
   return failed(copyAt) || failed((copyAt + 1) % read.slots.length);
+}
+
+/**
+ * True when `read` read every nonce and found `tracked` there at the same Version, and nothing that
+ * supersedes it other than `except` (a candidate's own claim): a better leadership, a later Version
+ * of it, a header of either whose value could not be read. Whatever its leader published since it
+ * was first seen would be there, so it published nothing that the store kept (see
+ * `Staleness.sawUnchanged`, and `decide` in `@roster/election`, which asks it of a confirming read).
+ */
+export function showsUnchanged(read: LeaderWindowRead, tracked: Broadcast | undefined, except?: Broadcast): boolean {
+  return showsNothingNewer(read, tracked, except) && read.slots.some((s) => {
+    const header = s.state === 'broadcast' ? s.broadcast : s.state === 'behind' ? s.header : undefined;
+    return header !== undefined && sameLeadership(tracked, { ...header, members: [] }) && header.version === tracked!.version;
+  });
+}
+
+/**
+ * True when `read` read every nonce and found nothing, other than `except` (a candidate's own
+ * claim), that supersedes `tracked`: a better leadership, a later Version of it, or a header of
+ * either whose value could not be read. With `tracked` found there too, that is
+ * {@link showsUnchanged}; a candidate whose claim replaced exactly `tracked` by compare-and-set
+ * (which found it still there) concludes the same from it (`decide` in `@roster/election`).
+ */
+export function showsNothingNewer(read: LeaderWindowRead, tracked: Broadcast | undefined, except?: Broadcast): boolean {
+  if (tracked === undefined || read.moving !== undefined || !readEveryNonce(read)) return false;
+  for (const s of read.slots) {
+    const header = s.state === 'broadcast' ? s.broadcast : s.state === 'behind' ? s.header : undefined;
+    if (header === undefined) continue;
+    const seen: Broadcast = { ...header, members: [] };
+    if (except !== undefined && sameLeadership(seen, except)) continue;
+    if (sameLeadership(tracked, seen) ? header.version > tracked.version : supersedes(seen, tracked)) return false;
+  }
+  return true;
 }
 
 /** The nonce where `read` found the latest copy of the leadership `followed`, if it found one. */

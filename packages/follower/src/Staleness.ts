@@ -16,6 +16,12 @@ export class Staleness {
   #lastReachableStartedAt: number;
   /** A change is timed no earlier than this: the completion of the last read the reader was not looking through. */
   #notBefore = Number.NEGATIVE_INFINITY;
+  /**
+   * `#seenStillFrom` as it was before a gap in the reads that reached the store (an outage), while
+   * no read of every nonce has yet shown the tracked broadcast unchanged after it: such a read
+   * restores it (see {@link sawRead}).
+   */
+  #stillBeforeGap: number | undefined;
   readonly #claimGraceMs: number;
 
   /**
@@ -48,6 +54,7 @@ export class Staleness {
     this.#tracked = seen;
     this.#changedAt = Math.max(at, this.#notBefore);
     this.#seenStillFrom = this.#changedAt;
+    this.#stillBeforeGap = undefined;
     return true;
   }
 
@@ -59,6 +66,7 @@ export class Staleness {
     copy.#seenStillFrom = this.#seenStillFrom;
     copy.#lastReachableStartedAt = this.#lastReachableStartedAt;
     copy.#notBefore = this.#notBefore;
+    copy.#stillBeforeGap = this.#stillBeforeGap;
     return copy;
   }
 
@@ -79,6 +87,9 @@ export class Staleness {
    * on the very read that saw the leader's progress. (`slowMs` above the read gap keeps a loaded
    * reader, whose reads often take a few hundred ms, from putting off its stand after a crash.)
    *
+   * Such a gap in the reads that reached the store, while the reader kept reading, can be bridged
+   * later by {@link sawUnchanged}; not looking at all (a pause, a slow read) cannot.
+   *
    * Returns true when the reader was not looking (such a gap, or such a slow read): what else it
    * watches by its reads (its PONGs) was not seen either.
    */
@@ -89,21 +100,44 @@ export class Staleness {
       this.#changedAt = Math.max(this.#changedAt, at);
       this.#seenStillFrom = Math.max(this.#seenStillFrom, at);
       this.#notBefore = Math.max(this.#notBefore, at);
+      // Not looking at all (a pause) is not bridged: only a gap the reader kept reading through is.
+      this.#stillBeforeGap = undefined;
     }
     this.#lastReadStartedAt = startedAt;
     if (reachable) {
-      if (startedAt - this.#lastReachableStartedAt > maxGapMs) this.#seenStillFrom = Math.max(this.#seenStillFrom, at);
+      if (startedAt - this.#lastReachableStartedAt > maxGapMs && at > this.#seenStillFrom) {
+        this.#stillBeforeGap ??= this.#seenStillFrom;
+        this.#seenStillFrom = at;
+      }
       this.#lastReachableStartedAt = startedAt;
     }
     return blind;
   }
 
   /**
-   * True when the tracked broadcast has not changed for `timeoutMs` at `now`, or is a goodbye
-   * (whose leader has already stopped leading).
+   * The store showed the tracked broadcast unchanged since before the last gap in the reads that
+   * reached it (see {@link sawRead}; no change observed since): stillness counts from before that
+   * gap again. A leader publishes by compare-and-set and never takes a Version back, so whatever it
+   * published during the gap would still be in the window (or something newer written over it):
+   * finding there, on every nonce, exactly what was seen before is seeing that it published
+   * nothing, by a read that reached the store, the evidence stillness asks for. (A store that lost
+   * acknowledged writes is outside the guarantee.) A candidate asks it of the read that confirms
+   * its claim (`decide` in `@roster/election`), so that a leader that published after an earlier
+   * read, at a nonce unreadable since, is not missed.
    */
-  isStale(now: number, timeoutMs: number): boolean {
-    if (this.#tracked !== undefined && isGoodbye(this.#tracked)) return true;
+  sawUnchanged(): void {
+    if (this.#stillBeforeGap === undefined) return;
+    this.#seenStillFrom = this.#stillBeforeGap;
+    this.#stillBeforeGap = undefined;
+  }
+
+  /**
+   * True when the tracked broadcast has not changed for `timeoutMs` at `now`, or is a goodbye
+   * (whose leader has already stopped leading), unless `goodbyeStale` is false: then a goodbye too
+   * must stay unchanged for `timeoutMs` (a member that defers to one of higher priority).
+   */
+  isStale(now: number, timeoutMs: number, goodbyeStale = true): boolean {
+    if (goodbyeStale && this.#tracked !== undefined && isGoodbye(this.#tracked)) return true;
     return now - this.#changedAt >= this.#still(timeoutMs);
   }
 
@@ -122,9 +156,9 @@ export class Staleness {
     return this.#tracked !== undefined && isGoodbye(this.#tracked) ? this.#seenStillFrom : this.#seenStillFrom + this.#still(timeoutMs);
   }
 
-  /** When the tracked broadcast becomes stale if nothing changes. */
-  staleAt(timeoutMs: number): number {
-    return this.#tracked !== undefined && isGoodbye(this.#tracked) ? this.#changedAt : this.#changedAt + this.#still(timeoutMs);
+  /** When the tracked broadcast becomes stale if nothing changes (see {@link isStale} for `goodbyeStale`). */
+  staleAt(timeoutMs: number, goodbyeStale = true): number {
+    return goodbyeStale && this.#tracked !== undefined && isGoodbye(this.#tracked) ? this.#changedAt : this.#changedAt + this.#still(timeoutMs);
   }
 
   /** How long the tracked value must stay unchanged to count as still. */

@@ -15,6 +15,12 @@ export interface Member {
   readonly id: string;
   /** The member's weight (its thread count for `@roster/cluster`). @defaultValue 1 */
   readonly weight: number;
+  /**
+   * The member's priority (`createNode({ priority })`): among candidates the higher wins, and a
+   * leader hands over to a healthy member of higher priority. Absent means 0, which is how a
+   * member of a node without priorities reads. @defaultValue 0
+   */
+  readonly priority?: number;
 }
 
 /**
@@ -54,22 +60,37 @@ export function checkWeight(weight: unknown, field = 'weight'): asserts weight i
 }
 
 /**
- * Formats a member as it travels in the join key and the broadcast: `id` when its weight is 1
- * (so a group of weight-1 members reads exactly as a plain list of ids), `id:weight` otherwise.
+ * Formats a member as it travels in the join key and the broadcast: `id` when its weight is 1 and
+ * its priority 0 (so a group of such members reads exactly as a plain list of ids, as before
+ * priorities existed), `id:weight` when only the weight differs, `id:weight:priority` otherwise.
  */
 export function formatMember(member: Member): string {
+  const priority = member.priority ?? 0;
+  if (priority !== 0) return `${member.id}:${member.weight}:${priority}`;
   return member.weight === 1 ? member.id : `${member.id}:${member.weight}`;
 }
 
-/** Parses one `id` or `id:weight` token; `undefined` when it is not valid. */
+const WEIGHT = /^[1-9]\d{0,6}$/;
+const PRIORITY = /^[1-9]\d{0,11}$/;
+
+/**
+ * Parses one `id`, `id:weight` or `id:weight:priority` token strictly (a priority is written only
+ * when it is not 0, so `id:1:0` is refused); `undefined` when it is not valid.
+ */
 export function parseMember(token: string): Member | undefined {
-  const colon = token.indexOf(':');
-  const id = colon < 0 ? token : token.slice(0, colon);
-  if (!isValidId(id)) return undefined;
-  if (colon < 0) return { id, weight: 1 };
-  const w = token.slice(colon + 1);
-  if (!/^[1-9]\d{0,6}$/.test(w)) return undefined;
+  const [id, w, p, ...rest] = token.split(':');
+  if (!isValidId(id) || rest.length > 0) return undefined;
+  if (w === undefined) return { id, weight: 1 };
+  if (!WEIGHT.test(w)) return undefined;
   const weight = Number(w);
-  return weight <= MAX_WEIGHT ? { id, weight } : undefined;
+  if (weight > MAX_WEIGHT) return undefined;
+  if (p === undefined) return { id, weight };
+  if (!PRIORITY.test(p)) return undefined;
+  return { id, weight, priority: Number(p) };
+}
+
+/** True when two members are the same record: id, weight and priority. */
+export function sameMember(a: Member, b: Member): boolean {
+  return a.id === b.id && a.weight === b.weight && (a.priority ?? 0) === (b.priority ?? 0);
 }
 

@@ -28,7 +28,8 @@ export {
   bestBroadcast,
   fencingToken,
 } from './broadcast.js';
-export { type Member, isValidId, checkId, newId, checkWeight, formatMember, parseMember } from './ids.js';
+export { type Member, isValidId, checkId, newId, checkWeight, formatMember, parseMember, sameMember } from './ids.js';
+export { MAX_PRIORITY, checkPriority, priorityFromVersion } from './priority.js';
 export { type IdKeyValue, parseIdKeyValue, formatPing } from './idKey.js';
 export { RosterKeys } from './keys.js';
 export { ListCache } from './listStep.js';

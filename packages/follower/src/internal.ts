@@ -12,6 +12,8 @@ export {
   type Counters,
   type FollowingSettings,
   type NodeRole,
+  showsNothingNewer,
+  showsUnchanged,
 } from './Following.js';
 export type { FollowerTiming } from './FollowerTiming.js';
 export { Staleness } from './Staleness.js';

@@ -1,5 +1,5 @@
 import { type Broadcast, type BroadcastHeader } from './broadcast.js';
-import { formatMember, isValidId, parseMember, type Member } from './ids.js';
+import { formatMember, isValidId, parseMember, sameMember, type Member } from './ids.js';
 import { listEpoch } from './versions.js';
 
 /**
@@ -19,7 +19,7 @@ export interface ListId {
  * the broadcast (the leader key itself keeps its `Era Nonce Version Id member…` format): the ids `removed` from the list
  * `from`, then the members `added`, each at its place in the new list. A follower that holds the
  * list `from` builds the list `to` from it, reading a few bytes per change instead of the whole
- * list again. A member whose weight changed is removed and added.
+ * list again. A member whose weight or priority changed is removed and added.
  */
 export interface ListStep {
   readonly from: ListId;
@@ -59,13 +59,13 @@ export function listIdKey(l: ListId): string {
  * ```
  */
 export function diffLists(fromId: ListId, from: readonly Member[], toId: ListId, to: readonly Member[]): ListStep | undefined {
-  const at = new Map<string, { index: number; weight: number }>();
-  from.forEach((m, index) => at.set(m.id, { index, weight: m.weight }));
-  // Members of `to` also in `from` with the same weight, with their place in `from`.
+  const at = new Map<string, { index: number; member: Member }>();
+  from.forEach((m, index) => at.set(m.id, { index, member: m }));
+  // Members of `to` also in `from` with the same weight and priority, with their place in `from`.
   const common: { toIndex: number; fromIndex: number }[] = [];
   to.forEach((m, toIndex) => {
     const f = at.get(m.id);
-    if (f !== undefined && f.weight === m.weight) common.push({ toIndex, fromIndex: f.index });
+    if (f !== undefined && sameMember(f.member, m)) common.push({ toIndex, fromIndex: f.index });
   });
   const keep = longestIncreasing(common.map((c) => c.fromIndex));
   const kept = new Set<number>(keep.map((i) => common[i]!.toIndex));

@@ -1,5 +1,5 @@
 import { compareLeadership, type Broadcast } from './broadcast.js';
-import type { Member } from './ids.js';
+import { sameMember, type Member } from './ids.js';
 
 // The Version rules both sides of the protocol agree on: what is news to a reader, and how a
 // leader numbers its publications so that a reader can tell from the header alone whether the
@@ -35,7 +35,7 @@ export function nextVersion(version: number, listChanged: boolean): number {
   return listChanged ? (listEpoch(version) + 1) * LIST_STRIDE : version + 1;
 }
 
-/** True when two member lists are the same, in the same order, with the same weights. */
+/** True when two member lists are the same, in the same order, with the same weights and priorities. */
 export function sameMembers(a: readonly Member[], b: readonly Member[]): boolean {
-  return a.length === b.length && a.every((m, i) => m.id === b[i]!.id && m.weight === b[i]!.weight);
+  return a.length === b.length && a.every((m, i) => sameMember(m, b[i]!));
 }

@@ -151,4 +151,45 @@ describe('Staleness', () => {
     // The clone a candidate takes keeps both clocks.
     expect(s.clone().seenStillAt(T)).toBe(9110 + T);
   });
+
+  /** Reads that reach the store until 1000, then an outage until 9000. */
+  const outage = (): Staleness => {
+    const s = new Staleness(0);
+    s.observe(b(1), 100);
+    for (let t = 0; t <= 1000; t += I) s.sawRead(t, t + 10, 2 * I);
+    for (let t = 1100; t <= 9000; t += I) s.sawRead(t, t + 10, 2 * I, false);
+    return s;
+  };
+
+  it('outage bridge: the store showing the broadcast unchanged after an outage counts the stillness from before it again', () => {
+    const s = outage();
+    s.sawRead(9100, 9110, 2 * I);
+    s.sawUnchanged();
+    expect(s.isSeenStill(9110, T)).toBe(true);
+    expect(s.seenStillAt(T)).toBe(100 + T);
+  });
+
+  it('outage bridge: a clone (a candidate) carries the gap, and bridges it later', () => {
+    const s = outage();
+    s.sawRead(9100, 9110, 2 * I);
+    expect(s.isSeenStill(9110, T)).toBe(false);
+    const candidate = s.clone();
+    candidate.sawRead(9200, 9210, 2 * I);
+    candidate.sawUnchanged();
+    expect(candidate.isSeenStill(9210, T)).toBe(true);
+  });
+
+  it('outage bridge: a change seen after the outage ends it (the leader published), and so does not looking at all (a pause)', () => {
+    const changed = outage();
+    changed.sawRead(9100, 9110, 2 * I);
+    changed.observe(b(2), 9100);
+    changed.sawRead(9200, 9210, 2 * I);
+    changed.sawUnchanged();
+    expect(changed.seenStillAt(T)).toBe(9100 + T);
+    const paused = outage();
+    paused.sawRead(9100, 9110, 2 * I);
+    paused.sawRead(12_000, 12_010, 2 * I);
+    paused.sawUnchanged();
+    expect(paused.seenStillAt(T)).toBe(12_010 + T);
+  });
 });

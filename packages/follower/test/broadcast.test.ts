@@ -5,6 +5,7 @@ import {
   compareLeadership,
   fencingToken,
   formatBroadcast,
+  formatMember,
   parseBroadcast,
   parseIdKeyValue,
   parseMember,
@@ -95,7 +96,19 @@ describe('member and id-key tokens', () => {
   it('parses id and id:weight, refuses the rest', () => {
     expect(parseMember('a')).toEqual({ id: 'a', weight: 1 });
     expect(parseMember('a:4')).toEqual({ id: 'a', weight: 4 });
-    for (const bad of ['', ':', 'a:', 'a:0', 'a:01', 'a b', 'a:1:2', 'x'.repeat(129)]) expect(parseMember(bad)).toBeUndefined();
+    for (const bad of ['', ':', 'a:', 'a:0', 'a:01', 'a b', 'x'.repeat(129)]) expect(parseMember(bad)).toBeUndefined();
+  });
+
+  it('parses id:weight:priority, a priority written only when not 0, strictly (a malformed one is refused, not taken as 0)', () => {
+    expect(parseMember('a:1:2')).toEqual({ id: 'a', weight: 1, priority: 2 });
+    expect(parseMember('a:3:1004002')).toEqual({ id: 'a', weight: 3, priority: 1004002 });
+    expect(formatMember({ id: 'a', weight: 1, priority: 2 })).toBe('a:1:2');
+    expect(formatMember({ id: 'a', weight: 1, priority: 0 })).toBe('a');
+    expect(formatMember({ id: 'a', weight: 2 })).toBe('a:2');
+    for (const bad of ['a:1:0', 'a:1:', 'a::2', 'a:1:-2', 'a:1:02', 'a:1:2:3', 'a:1:1e3', 'a:1:1000000000000']) expect(parseMember(bad), bad).toBeUndefined();
+    // A broadcast listing one is garbage as a whole, as for any other bad member.
+    expect(parseBroadcast('3 0 7 a a:1:2 b:1:x').ok).toBe(false);
+    expect(parseBroadcast('3 0 7 a a:1:2 b').ok).toBe(true);
   });
 
   it('parses PING, PONG and LEAVE only', () => {

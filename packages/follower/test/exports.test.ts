@@ -5,9 +5,11 @@ describe('the public API of @roster/follower', () => {
     expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
       'ListCache',
       'MAX_HEADER_BYTES',
+      'MAX_PRIORITY',
       'RosterKeys',
       'bestBroadcast',
       'checkId',
+      'checkPriority',
       'checkWeight',
       'compareLeadership',
       'fencingToken',
@@ -23,7 +25,9 @@ describe('the public API of @roster/follower', () => {
       'parseHeader',
       'parseIdKeyValue',
       'parseMember',
+      'priorityFromVersion',
       'sameLeadership',
+      'sameMember',
     ]);
   });
 
@@ -41,6 +45,8 @@ describe('the public API of @roster/follower', () => {
       'nextVersion',
       'sameListId',
       'sameMembers',
+      'showsNothingNewer',
+      'showsUnchanged',
       'supersedes',
     ]);
   });

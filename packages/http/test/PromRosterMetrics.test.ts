@@ -42,7 +42,7 @@ describe('PromRosterMetrics', () => {
     metrics.slowRenewals(2);
     // No group yet: no client-go sample (their dashboards group by `name`).
     expect(await metrics.registry.metrics()).not.toMatch(/^leader_election_master_status\{/m);
-    metrics.settings({ id: 'a', group: 'billing', env: 'prod', intervalMs: 1000, timeoutMs: 5000, renewDeadlineMs: 2500, settleMs: 100, operationTimeoutMs: 500, leaderWorkTimeoutMs: 5000, nonceWindow: 4, weight: 1, observer: false });
+    metrics.settings({ id: 'a', group: 'billing', env: 'prod', intervalMs: 1000, timeoutMs: 5000, renewDeadlineMs: 2500, settleMs: 100, operationTimeoutMs: 500, leaderWorkTimeoutMs: 5000, nonceWindow: 4, weight: 1, priority: 0, observer: false });
     let text = await metrics.registry.metrics();
     expect(text).toContain('# TYPE leader_election_master_status gauge');
     expect(text).toContain('# TYPE leader_election_slowpath_total counter');

@@ -5,6 +5,7 @@ describe('the public API of @roster/sim', () => {
   it('exports exactly the scenario language, the runner, the properties, chaos and the mutations', async () => {
     expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
       'ACTION_KINDS',
+      'DRAWN_KINDS',
       'History',
       'MUTATIONS',
       'PROPERTIES',
@@ -24,11 +25,15 @@ describe('the public API of @roster/sim', () => {
       'leaderships',
       'losesData',
       'mutationByName',
+      'preemption',
       'quietAt',
+      'rollingRun',
+      'rollingScenarioArbitrary',
       'runChaos',
       'runLength',
       'runScenario',
       'scenarioArbitrary',
+      'toVerifyHistory',
       'tokenInversions',
       'viewsOf',
     ]);

@@ -20,7 +20,7 @@ const hunts: Record<string, { views: ChaosViews; kinds: ActionKind[]; maxNodes: 
   'partial-window': { views: 'shared', kinds: ['crash'], maxNodes: 3, maxSteps: 4, seed: 1, runs: 300 },
   'lenient-parser': { views: 'shared', kinds: ['garbage'], maxNodes: 3, maxSteps: 4, seed: 1, runs: 300 },
   'no-self-fencing': { views: 'shared', kinds: ['pause'], maxNodes: 3, maxSteps: 4, seed: 1, runs: 300 },
-  'blind-leader': { views: 'per-node', kinds: ['keyUnavailable'], maxNodes: 2, maxSteps: 3, seed: 3, runs: 300 },
+  'blind-leader': { views: 'per-node', kinds: ['keyUnavailable'], maxNodes: 2, maxSteps: 3, seed: 6, runs: 300 },
   'silent-lapse': { views: 'shared', kinds: ['storeOutage', 'pause'], maxNodes: 2, maxSteps: 3, seed: 1, runs: 300 },
   'retry-storm': { views: 'shared', kinds: ['storeOutage', 'keyUnavailable'], maxNodes: 2, maxSteps: 3, seed: 1, runs: 300 },
 };

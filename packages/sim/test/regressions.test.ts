@@ -402,4 +402,34 @@ describe('regressions found by the simulator', () => {
     expect(check.violations).toEqual([]);
     expect(check.measures.dualLeadershipMs).toBe(0);
   });
+  it('a nonce that newly fails makes a reader wait before it stands on stillness: a leader may have appeared there since its last look (newly-failed-nonce)', async () => {
+    // Found by `pnpm chaos` (seed 3302). n3 read an empty window from 3200 to 7200; n1 claimed at
+    // 7515 and led at 7615 at leader 0, which became unavailable to everyone at 7620. n3's read at
+    // 8200 failed on nonce 0; it counted the empty window as still for T, stood, claimed at nonce 1
+    // and confirmed at 8300: both led until n1's next publication at 8615.
+    const scenario: Scenario = {
+      seed: 0,
+      timing,
+      steps: [
+        { at: 0, do: 'start', node: 'n2', observer: true },
+        { at: 2515, do: 'start', node: 'n1' },
+        { at: 3200, do: 'start', node: 'n3' },
+        { at: 7620, do: 'keyUnavailable', keys: 'leader 0', forMs: 685 },
+      ],
+    };
+    const run = await runScenario(scenario);
+    const check = checkRun(run);
+    expect(check.violations).toEqual([]);
+    expect(check.measures.dualLeadershipMs).toBe(0);
+    // The situation: n1 led at leader 0 from before the fault, and n3, whose empty window had been
+    // still for T, read leader 0 and failed while it was unavailable.
+    const n1Leads = run.history.updatesOf('n1').find((u) => u.update.type === 'leader' && u.update.leader?.id === 'n1')!;
+    expect(n1Leads.at).toBeLessThan(7620);
+    expect(n1Leads.update.type === 'leader' && n1Leads.update.leader?.nonce).toBe(0);
+    const missed = run.history.operations.find((r) => r.node === 'n3' && r.key?.endsWith('/leader 0') === true && r.outcome === 'error' && r.at >= 3200 + timing.timeoutMs && r.at < 7620 + 685);
+    expect(missed, 'n3 read leader 0 and failed after its window had been still for T').toBeDefined();
+    // n3 does not stand while it could not look there: it follows n1, found at the next nonce.
+    expect(rolesOf(run, 'n3').filter((r) => r.at < 7620 + 685 + 2 * timing.intervalMs)).toEqual([]);
+    expect(run.history.updatesOf('n3').some((u) => u.update.type === 'leader' && u.update.leader?.id === 'n1')).toBe(true);
+  });
 });

@@ -47,6 +47,12 @@ export interface StallTry {
   readonly moved: boolean;
   /** The paused leader reported that it no longer leads (it may have led again after). */
   readonly leaderSteppedDown: boolean;
+  /**
+   * Some node's reported role changed: another node led, the paused leader reported that it no
+   * longer leads (for Roster, a lapsed lease shown as `candidate`: its `whileLeader` work was
+   * aborted), or a follower stood for election. A try without any is one the leader's work rides out.
+   */
+  readonly disrupted?: boolean;
 }
 
 /** Stall tolerance on a grid. */
@@ -58,6 +64,12 @@ export interface StallResult {
   readonly toleranceMs: number;
   /** True when no step moved leadership up to the grid's end: the tolerance is at least that. */
   readonly censored: boolean;
+  /**
+   * The disruption-free pause: the longest pause that, with every shorter pause on the grid, changed
+   * no node's reported role in any try (see {@link StallTry.disrupted}); 0 when even the first step did.
+   * At most the tolerance (a pause that moves leadership disrupts).
+   */
+  readonly disruptionFreeMs?: number;
 }
 
 /** Options of {@link measureStall}. */
@@ -80,8 +92,11 @@ export async function measureStall(group: Group, options: StallOptions, progress
   const tries: StallTry[] = [];
   let tolerance = 0;
   let censored = true;
+  let disruptionFree = 0;
+  let disruptedYet = false;
   for (let pause = options.startMs ?? options.gridMs; pause <= options.maxMs; pause += options.gridMs) {
     let movedAny = false;
+    let disruptedAny = false;
     const marks: string[] = [];
     for (let k = 0; k < options.tries; k++) {
       const leader = await group.waitSteady(60_000);
@@ -91,10 +106,15 @@ export async function measureStall(group: Group, options: StallOptions, progress
       await delay(group.system.settleMs);
       const moved = group.since(from, (l) => l.kind === 'leader' && l.node !== leader.name && l.t >= stoppedAt).length > 0;
       const steppedDown = group.since(from, (l) => l.kind === 'follower' && l.node === leader.name).length > 0;
-      tries.push({ pauseMs: pause, actualMs: resumedAt - stoppedAt, moved, leaderSteppedDown: steppedDown });
-      marks.push(moved ? 'moved' : steppedDown ? 'blip' : 'kept');
+      const stood = group.since(from, (l) => l.kind === 'stood' && l.node !== leader.name && l.t >= stoppedAt).length > 0;
+      const disrupted = moved || steppedDown || stood;
+      tries.push({ pauseMs: pause, actualMs: resumedAt - stoppedAt, moved, leaderSteppedDown: steppedDown, disrupted });
+      marks.push(moved ? 'moved' : steppedDown ? 'blip' : stood ? 'stood' : 'kept');
       movedAny ||= moved;
+      disruptedAny ||= disrupted;
     }
+    disruptedYet ||= disruptedAny;
+    if (!disruptedYet) disruptionFree = pause;
     progress(`  stall ${pause} ms: ${marks.join(' ')}`);
     if (movedAny) {
       censored = false;
@@ -102,7 +122,7 @@ export async function measureStall(group: Group, options: StallOptions, progress
     }
     tolerance = pause;
   }
-  return { gridMs: options.gridMs, triesPerStep: options.tries, tries, toleranceMs: tolerance, censored };
+  return { gridMs: options.gridMs, triesPerStep: options.tries, tries, toleranceMs: tolerance, censored, disruptionFreeMs: disruptionFree };
 }
 
 /** Graceful resigns: ms from SIGTERM of the leader until another node reports leading. */

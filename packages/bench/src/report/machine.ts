@@ -12,6 +12,10 @@ export interface MachineInfo {
   readonly etcd: string;
   /** The PostgreSQL server's version, when a PostgreSQL row ran. */
   postgres?: string;
+  /** The MariaDB server's version, when a MariaDB row ran. */
+  mariadb?: string;
+  /** The nats-server's version, when a NATS JetStream row ran. */
+  nats?: string;
   /** The 1-minute load average at the start and at the end of the run. */
   readonly loadStart: number;
   loadEnd?: number;

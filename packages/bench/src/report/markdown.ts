@@ -21,30 +21,41 @@ function tolerance(r: SystemResult): string {
   return `${r.stall.censored ? '≥ ' : ''}${num(r.stall.toleranceMs)} ms`;
 }
 
+/** The disruption-free pause (results written before it was measured have none). */
+function disruptionFree(r: SystemResult): string {
+  if (r.stall?.disruptionFreeMs === undefined) return '—';
+  return `${r.stall.censored && r.stall.disruptionFreeMs === r.stall.toleranceMs ? '≥ ' : ''}${num(r.stall.disruptionFreeMs)} ms`;
+}
+
 /** Per grid step: how many tries moved leadership, e.g. `200: 1/3`. */
 function stallSteps(r: SystemResult): string {
   if (!r.stall) return '';
-  const steps = new Map<number, { moved: number; blips: number; n: number }>();
+  const steps = new Map<number, { moved: number; blips: number; stood: number; n: number }>();
   for (const t of r.stall.tries) {
-    const s = steps.get(t.pauseMs) ?? { moved: 0, blips: 0, n: 0 };
+    const s = steps.get(t.pauseMs) ?? { moved: 0, blips: 0, stood: 0, n: 0 };
     s.n++;
     if (t.moved) s.moved++;
     else if (t.leaderSteppedDown) s.blips++;
+    else if (t.disrupted) s.stood++;
     steps.set(t.pauseMs, s);
   }
   const all = [...steps.entries()];
   const shown = all.length > 8 ? [...all.slice(0, 2), undefined, ...all.slice(-5)] : all;
-  return shown.map((e) => (e ? `${e[0]}: ${e[1].moved}/${e[1].n}${e[1].blips ? ` (${e[1].blips} step-down)` : ''}` : '…')).join(', ');
+  const more = (s: { blips: number; stood: number }): string => {
+    const parts = [...(s.blips ? [`${s.blips} step-down`] : []), ...(s.stood ? [`${s.stood} stood`] : [])];
+    return parts.length ? ` (${parts.join(', ')})` : '';
+  };
+  return shown.map((e) => (e ? `${e[0]}: ${e[1].moved}/${e[1].n}${more(e[1])}` : '…')).join(', ');
 }
 
 function leadershipTable(result: BenchResult): string[] {
   const rows = result.systems.map(
     (r) =>
-      `| ${r.label} | ${r.timing} | ${medianP90(r.failover?.summary, r.failover?.missed)} | ${tolerance(r)} | ${r.ratio === null || r.ratio === undefined ? '—' : num(r.ratio, 2)} | ${medianP90(r.resign?.summary, r.resign?.missed)}${r.resign?.summary.n ? `, max ${num(r.resign.summary.max)}` : ''} |`,
+      `| ${r.label} | ${r.timing} | ${medianP90(r.failover?.summary, r.failover?.missed)} | ${tolerance(r)} | ${disruptionFree(r)} | ${r.ratio === null || r.ratio === undefined ? '—' : num(r.ratio, 2)} | ${medianP90(r.resign?.summary, r.resign?.missed)}${r.resign?.summary.n ? `, max ${num(r.resign.summary.max)}` : ''} |`,
   );
   return [
-    '| system | timing | crash failover ms, median / p90 | stall tolerance | failover ÷ tolerance | graceful resign ms, median / p90 |',
-    '|---|---|---|---|---|---|',
+    '| system | timing | crash failover ms, median / p90 | stall tolerance | disruption-free pause | failover ÷ tolerance | graceful resign ms, median / p90 |',
+    '|---|---|---|---|---|---|---|',
     ...rows,
   ];
 }
@@ -66,6 +77,21 @@ function commandMix(rows: readonly ScaleResult[]): string[] {
     .map((r) => `- ${storeLabel(r.store)}, N=${num(r.members)}: ${Object.entries(r.commandsByName).slice(0, 6).map(([name, n]) => `${name} ${num(n, 2)}`).join(', ')}`);
 }
 
+/**
+ * How the renew deadline R trades the disruption-free pause against safety, and why the default is
+ * T/2 (the `/R=` rows of the table, `--only roster-renew`, measure it).
+ */
+const RENEW_DEADLINE: readonly string[] = [
+  '### The renew deadline: pauses the leader\'s work survives, against clock-rate margin',
+  '',
+  'The peers have no lease apart from their TTL: a pause either loses leadership or changes nothing, so their disruption-free pause is their stall tolerance. Roster separates the two: its followers take over only after T − I/2, while its leader stops acting as leader (and stops its work) R after its last renewal, so that it has fenced itself before anyone else can lead.',
+  '',
+  'Roster\'s leader may act only until R after the start of its last successful cycle (`renewDeadlineMs`, default T/2). A pause longer than what is left of that lease lapses it: the leader is shown as `candidate` (reason `lease-expired`), `node.leadership` and every `whileLeader()` signal abort, and the work restarts when the lease is re-validated, although nobody took over. So the disruption-free pause is R − I at worst (the lease has R − I to R left, depending on where in its cycle the pause falls: in the simulator, without load, exactly 50, 150 and 250 ms for R = 150, 250 and 350 ms at I = 100 ms, `sim/test/renewDeadline.test.ts`), while the stall tolerance is T − I/2 whatever R; on a loaded machine both shrink by the leader\'s late cycles (the figures above). A longer R rides out longer pauses and costs safety margin: the lease must end before anyone can lead, T after the leader\'s last publication was seen, on clocks whose rates may differ; with rates differing by a factor ρ the lease stays safe while (1 + ρ) · R < (1 − ρ) · (T − I) ([protocol-rationale.md](protocol-rationale.md#one-leader-with-a-shared-view-of-the-store)). At T = 5I: R = 1.5I tolerates ρ up to 45 %, R = T/2 = 2.5I up to 23 %, R = 3.5I up to 6.7 %; and a leader cut off from its store keeps acting for up to R.',
+  '',
+  '**The default stays R = T/2**: it is what the documented clock assumption (rates agreeing within about 20 %, [protocol.md](protocol.md#what-roster-guarantees)) allows, and it keeps the leader\'s work through pauses up to T/2 − I (150 ms at I = 100 ms, T = 500 ms; 1.5 s at the defaults I = 1 s, T = 5 s). A deployment whose clocks agree closely and whose leader work is expensive to restart can raise it toward T − I (`--renew-deadline`, `renewDeadlineMs`); one that trusts its clocks less should lower it.',
+  '',
+];
+
 /** The whole page. */
 export function renderMarkdown(result: BenchResult): string {
   const m = result.machine;
@@ -85,6 +111,8 @@ export function renderMarkdown(result: BenchResult): string {
     `| redis-server | ${m.redis} |`,
     `| etcd | ${m.etcd} |`,
     ...(m.postgres === undefined ? [] : [`| PostgreSQL | ${m.postgres} |`]),
+    ...(m.mariadb === undefined ? [] : [`| MariaDB | ${m.mariadb} |`]),
+    ...(m.nats === undefined ? [] : [`| nats-server | ${m.nats} |`]),
     `| load average (1 min) | ${m.loadStart} at the start, ${m.loadEnd ?? '—'} at the end |`,
     '',
     'Timings on a shared 2-core machine are noisy: a load average above the core count means the nodes, the store and the bench compete for the CPU, which lengthens every figure and shortens tolerances.',
@@ -98,6 +126,7 @@ export function renderMarkdown(result: BenchResult): string {
       '',
       '- **crash failover**: SIGKILL of the leader, until another node reports that it leads.',
       '- **stall tolerance**: the leader is paused with SIGSTOP for D ms, then resumed with SIGCONT, on a grid of D; the tolerance is the longest D for which no try (nor any try at a shorter D) let another node take over.',
+      '- **disruption-free pause**: on the same grid and tries, the longest D for which no try (nor any try at a shorter D) changed any node\'s reported role: nobody else led, the paused leader never reported that it stopped leading (for Roster, a lapsed lease, shown as `candidate`, aborts its `whileLeader` work), and no follower stood. This is the pause the leader\'s work survives; the stall tolerance only counts takeovers.',
       '- **failover ÷ tolerance**: how much longer a crash takes to repair than the pauses the system rides out. No failure detector can go below 1.0.',
       '- **graceful resign**: SIGTERM of the leader, until another node reports that it leads.',
       '',
@@ -105,10 +134,11 @@ export function renderMarkdown(result: BenchResult): string {
       '',
       `![crash failover against stall tolerance](${PLOT_FILES.leadership})`,
       '',
-      'Pauses tried (D in ms: tries in which another node took over / tries; a "step-down" is a try where the paused leader gave up leadership but nobody else took it):',
+      'Pauses tried (D in ms: tries in which another node took over / tries; a "step-down" is a try where the paused leader gave up leadership but nobody else took it; "stood" a try where only a follower stood for election):',
       '',
       ...result.systems.filter((r) => r.stall).map((r) => `- ${r.label}, grid ${r.stall!.gridMs} ms × ${r.stall!.triesPerStep}: ${stallSteps(r)}`),
       '',
+      ...RENEW_DEADLINE,
     );
     const errors = result.systems.filter((r) => r.error);
     if (errors.length) lines.push('Failed part-way:', '', ...errors.map((r) => `- ${r.label}: ${r.error}`), '');
@@ -148,5 +178,5 @@ export function renderMarkdown(result: BenchResult): string {
 
 /** The scale table's name of a store. */
 function storeLabel(store: ScaleResult['store']): string {
-  return store === 'redis' ? 'redis-server' : store === 'cluster' ? 'Redis Cluster (3 masters)' : store === 'etcd' ? 'etcd (1 member, EtcdKV)' : store === 'postgres' ? 'PostgreSQL (PostgresKV)' : 'Redis Sentinel (a master, 2 replicas)';
+  return store === 'redis' ? 'redis-server' : store === 'cluster' ? 'Redis Cluster (3 masters)' : store === 'etcd' ? 'etcd (1 member, EtcdKV)' : store === 'postgres' ? 'PostgreSQL (PostgresKV)' : store === 'mariadb' ? 'MariaDB (MySQLKV)' : store === 'nats' ? 'NATS JetStream (1 server, NatsKV)' : 'Redis Sentinel (a master, 2 replicas)';
 }

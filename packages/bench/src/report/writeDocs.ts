@@ -36,7 +36,7 @@ export function leadershipPlot(result: BenchResult): string {
 export function scalePlot(result: BenchResult): string {
   const groups = new Map<string, typeof result.scale>();
   for (const r of result.scale) {
-    const key = `${r.store === 'redis' ? 'redis-server' : r.store === 'cluster' ? 'Redis Cluster' : r.store === 'etcd' ? 'etcd' : r.store === 'postgres' ? 'PostgreSQL' : 'Redis Sentinel'}, I=${r.intervalMs}/T=${r.timeoutMs}`;
+    const key = `${r.store === 'redis' ? 'redis-server' : r.store === 'cluster' ? 'Redis Cluster' : r.store === 'etcd' ? 'etcd' : r.store === 'postgres' ? 'PostgreSQL' : r.store === 'mariadb' ? 'MariaDB' : r.store === 'nats' ? 'NATS JetStream' : 'Redis Sentinel'}, I=${r.intervalMs}/T=${r.timeoutMs}`;
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   const series = (pick: (r: (typeof result.scale)[number]) => number): Series[] =>

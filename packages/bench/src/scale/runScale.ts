@@ -10,12 +10,12 @@ import { spawnTracked, terminate, type Tracked } from '../infra/processes.js';
 import { builtScript } from '../paths.js';
 import { jsonLine } from '../systems/System.js';
 import type { Progress } from '../measure/leadership.js';
-import { difference, RedisStatsReader, totalCalls } from './redisStats.js';
+import { difference, RedisStatsReader, totalCalls, type RedisCounters } from './redisStats.js';
 import type { WorkerStatus } from './scaleWorker.js';
 
 /** One scale configuration. */
 export interface ScaleCase {
-  readonly store: 'redis' | 'cluster' | 'sentinel' | 'etcd' | 'postgres';
+  readonly store: 'redis' | 'cluster' | 'sentinel' | 'etcd' | 'postgres' | 'mariadb' | 'nats';
   readonly members: number;
   readonly intervalMs: number;
   readonly timeoutMs: number;
@@ -70,6 +70,11 @@ export interface ScaleRunOptions {
   readonly url: string;
   /** The ports of the Redis servers, for their counters; none for etcd (its cost is what the clients count). */
   readonly ports: readonly number[];
+  /**
+   * Reads a store's own counters in place of Redis's (MariaDB's `SHOW GLOBAL STATUS`); without it
+   * and without `ports` (etcd, PostgreSQL, NATS) only the clients' count is shown.
+   */
+  readonly serverCounters?: () => Promise<RedisCounters>;
   /** The most members one worker process hosts. */
   readonly perWorker: number;
   /** How long cost is counted. */
@@ -173,7 +178,7 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
     const cpu0 = leader.last!.cpuMs;
     const t0 = Date.now();
     const sent0 = procs.map((p) => ({ t: p.last!.t, sent: { ...p.last!.sent } }));
-    const stats = new RedisStatsReader(options.ports);
+    const stats = options.serverCounters ? { read: options.serverCounters, close: () => undefined } : new RedisStatsReader(options.ports);
     const before = await stats.read().catch((error: unknown) => {
       stats.close();
       throw error;
@@ -201,8 +206,8 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
       for (const [op, n] of Object.entries(sent1[i]!.sent)) sentTotals[op] = (sentTotals[op] ?? 0) + ((n - (sent0[i]!.sent[op] ?? 0)) * elapsed) / span;
     });
     const sentByOperation = Object.fromEntries(Object.entries(sentTotals).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1]).map(([op, n]) => [op, Math.round(perMember(n) * 1000) / 1000]));
-    // Without Redis servers to ask (etcd, PostgreSQL), the store's own counters are not read: NaN, not 0.
-    const server = (x: number): number => (options.ports.length === 0 ? Number.NaN : x);
+    // Without a server to ask (etcd, PostgreSQL, NATS), the store's own counters are not read: NaN, not 0.
+    const server = (x: number): number => (options.ports.length === 0 && !options.serverCounters ? Number.NaN : x);
     const cost = {
       commandsPerMemberInterval: perMember(Object.values(sentTotals).reduce((a, b) => a + b, 0)),
       sentByOperation,

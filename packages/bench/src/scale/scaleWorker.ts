@@ -1,6 +1,6 @@
 /**
  * One worker process of the scale bench: `--count` Roster nodes from `createNode()` sharing one
- * `RedisKV` (or the store its `--url` names: `etcd://…` opens `EtcdKV`, `postgres://…` `PostgresKV`). Every `--report-every` ms it prints one JSON status line on stdout: how many of its
+ * `RedisKV` (or the store its `--url` names: `etcd://…` opens `EtcdKV`, `postgres://…` `PostgresKV`, `mysql://…` `MySQLKV`, `nats://…` `NatsKV`). Every `--report-every` ms it prints one JSON status line on stdout: how many of its
  * nodes follow which leader, how many members they see, which of them lead, and its CPU time.
  * It also prints `{"t","event":"leader","id"}` the moment one of its nodes becomes leader, every
  * change of role of its first three nodes (`"event":"role"`), and with `--trace-ops` every store

@@ -4,7 +4,12 @@
 export interface NodeLine {
   /** When the node saw it, in ms since the epoch (the node's own reading of this machine's clock). */
   readonly t: number;
-  readonly kind: 'ready' | 'leader' | 'follower' | 'members' | 'stopped';
+  /**
+   * `follower`: the node no longer leads (for Roster, a leader whose lease lapsed is shown as
+   * `candidate`: it counts here too); `stood`: a follower stood for election (Roster reports it,
+   * the peers' drivers do not).
+   */
+  readonly kind: 'ready' | 'leader' | 'follower' | 'stood' | 'members' | 'stopped';
   /** With `members`: every member id the node lists. */
   readonly members?: readonly string[];
 }

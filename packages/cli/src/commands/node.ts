@@ -1,3 +1,4 @@
+import { MAX_PRIORITY, priorityFromVersion } from '@roster/election';
 import { runNode } from '../node/runNode.js';
 import {
   connectTimeoutFlag,
@@ -37,6 +38,16 @@ export const NODE_FLAGS = defineFlags(NAME, {
     docs: '([protocol.md](protocol.md): the lease)',
     defaultText: '--timeout / 2',
   }),
+  priority: flag.custom('priority', {
+    placeholder: 'N|version:X.Y.Z',
+    env: 'ROSTER_PRIORITY',
+    help: `this node's priority: among candidates the higher wins, and a leader hands over to a member of higher priority once it has been healthy for the timeout; an integer from 0 to ${MAX_PRIORITY}, or version:MAJOR.MINOR.PATCH for major × 1000000 + minor × 1000 + patch, so that a rolling deploy moves leadership once, to the new version`,
+    docs: '([protocol.md](protocol.md#priorities-and-rolling-deploys))',
+    expected: `an integer from 0 to ${MAX_PRIORITY} or version:MAJOR.MINOR.PATCH (minor and patch at most 999, no pre-release)`,
+    parse: parsePriority,
+    defaultValue: 0,
+    defaultText: '0',
+  }),
   connectTimeoutMs: connectTimeoutFlag(),
   json: jsonFlag(),
   statusPort: flag.integer('status-port', {
@@ -70,7 +81,7 @@ Required:
 ${F.helpLines(['group', 'env'])}
 
 Options:
-${F.helpLines(['id', 'intervalMs', 'timeoutMs', 'renewDeadlineMs', 'connectTimeoutMs', 'json', 'statusPort', 'statusHost', 'verbose', 'logFormat', 'help'])}
+${F.helpLines(['id', 'intervalMs', 'timeoutMs', 'renewDeadlineMs', 'priority', 'connectTimeoutMs', 'json', 'statusPort', 'statusHost', 'verbose', 'logFormat', 'help'])}
 
 ${tlsHeading()}
 ${F.helpLines(TLS_KEYS)}
@@ -88,6 +99,7 @@ Examples:
   roster node ${n('store')} postgres://roster@db.internal/app ${n('group')} billing ${n('env')} dev ${n('statusPort')} 8080
   ROSTER_STORE_URL=etcd://10.0.0.5:2379 roster node ${n('group')} billing ${n('env')} prod
   ROSTER_STORE_URL=redis://10.0.0.5:6379 ROSTER_STORE_PASSWORD=... roster node ${n('group')} billing ${n('env')} prod
+  roster node ${n('store')} redis://10.0.0.5:6379 ${n('group')} billing ${n('env')} prod ${n('priority')} version:1.4.2
   roster node ${n('storeFile')} /run/secrets/roster-store ${n('group')} billing ${n('env')} prod ${n('logFormat')} json
 `;
 
@@ -112,6 +124,7 @@ export const nodeCommand: Command = {
         verbose: values.verbose,
         intervalMs: values.intervalMs,
         ...(values.id !== undefined && { id: values.id }),
+        ...(values.priority !== 0 && { priority: values.priority }),
         ...(values.timeoutMs !== undefined && { timeoutMs: values.timeoutMs }),
         ...(values.renewDeadlineMs !== undefined && { renewDeadlineMs: values.renewDeadlineMs }),
         ...(values.connectTimeoutMs !== undefined && { connectTimeoutMs: values.connectTimeoutMs }),
@@ -124,3 +137,20 @@ export const nodeCommand: Command = {
     );
   },
 };
+
+/**
+ * The value of `--priority`: an integer from 0 to `MAX_PRIORITY`, or `version:X.Y.Z` through
+ * `priorityFromVersion()`; `undefined` (refused, with the flag's message) for anything else.
+ */
+export function parsePriority(raw: string): number | undefined {
+  if (raw.startsWith('version:')) {
+    try {
+      return priorityFromVersion(raw.slice('version:'.length));
+    } catch {
+      return undefined;
+    }
+  }
+  if (!/^(0|[1-9]\d{0,11})$/.test(raw)) return undefined;
+  const value = Number(raw);
+  return value <= MAX_PRIORITY ? value : undefined;
+}

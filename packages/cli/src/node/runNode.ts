@@ -28,6 +28,8 @@ export interface NodeRunOptions {
   readonly group: string;
   readonly env: string;
   readonly id?: string;
+  /** This node's priority (`--priority`). @defaultValue 0 */
+  readonly priority?: number;
   readonly intervalMs?: number;
   readonly timeoutMs?: number;
   /** The renew deadline R (`--renew-deadline`). @defaultValue timeoutMs / 2 */
@@ -117,6 +119,7 @@ export async function runNode(options: NodeRunOptions, io: CliIO): Promise<numbe
         id: config.id,
         logger: libraryLog,
         ...timing(options),
+        ...(options.priority !== undefined && { priority: options.priority }),
       });
     } catch (error) {
       await kv.close();
@@ -268,6 +271,7 @@ function checkConfig(options: NodeRunOptions): NodeSettings {
       env: options.env,
       ...(options.id !== undefined && { id: options.id }),
       ...timing(options),
+      ...(options.priority !== undefined && { priority: options.priority }),
     });
   } catch (error) {
     throw options.configProblem?.(error) ?? error;

@@ -3,7 +3,7 @@
  * `pnpm chaos`: runs generated scenarios on the simulator and checks every property.
  *
  * ```
- * pnpm chaos [--runs N] [--seed S] [--path P] [--views shared|per-node|mixed] [--max-nodes N]
+ * pnpm chaos [--runs N] [--seed S] [--path P] [--views shared|per-node|rolling|mixed] [--max-nodes N]
  *            [--max-steps N] [--kinds KIND[,KIND…]] [--timings I/T[,I/T…]] [--mutation NAME] [--property NAME[,NAME…]]
  *            [--include-known-issues]
  * pnpm chaos --scenario '<json>' | --scenario file.json [--mutation NAME] [--ops]
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
   }
   if (values.scenario !== undefined) return replayScenario(values.scenario);
   const views = values.views as ChaosViews;
-  if (!['shared', 'per-node', 'mixed'].includes(views)) fail(`--views expects shared, per-node or mixed, got ${JSON.stringify(views)}`);
+  if (!['shared', 'per-node', 'rolling', 'mixed'].includes(views)) fail(`--views expects shared, per-node, rolling or mixed, got ${JSON.stringify(views)}`);
   const names = values.property?.split(',') as PropertyName[] | undefined;
   for (const name of names ?? []) if (!PROPERTIES.some((p) => p.name === name)) fail(`no property called ${JSON.stringify(name)}`);
   const runs = int('runs', values.runs)!;

@@ -4,13 +4,17 @@ import type { Mutation } from '../mutations/Mutation.js';
 import { checkRun, PROPERTIES } from '../properties/index.js';
 import type { PropertyName, Violation } from '../properties/Property.js';
 import { runScenario, type Run } from '../runtime/Simulation.js';
-import { scenarioArbitrary, type ScenarioConstraints } from '../scenario/arbitraries.js';
+import { rollingScenarioArbitrary, scenarioArbitrary, type ScenarioConstraints } from '../scenario/arbitraries.js';
 import { formatScenario } from '../scenario/formatScenario.js';
 import type { ActionKind, Scenario, Timing } from '../scenario/Scenario.js';
 import { KNOWN_ISSUES } from './knownIssues.js';
 
-/** Which scenarios a chaos run draws: only shared views, per-node views, or both alike. */
-export type ChaosViews = 'shared' | 'per-node' | 'mixed';
+/**
+ * Which scenarios a chaos run draws: only shared views, per-node views, rolling deploys onto a
+ * higher priority (`rollingScenarioArbitrary`, for the `preemption` property), or all of them
+ * (`mixed`: shared and per-node alike, and one rolling deploy in 21).
+ */
+export type ChaosViews = 'shared' | 'per-node' | 'rolling' | 'mixed';
 
 /** Options of {@link runChaos}. */
 export interface ChaosOptions {
@@ -115,8 +119,14 @@ export function chaosArbitrary(options: Pick<ChaosOptions, 'views' | 'maxNodes' 
     ...(options.timings ? { timings: options.timings } : {}),
   };
   const views = options.views ?? 'mixed';
+  const rolling = rollingScenarioArbitrary({ maxNodes: Math.max(2, base.maxNodes ?? 5), ...(options.timings ? { timings: options.timings } : {}) });
+  if (views === 'rolling') return rolling;
   if (views !== 'mixed') return scenarioArbitrary({ ...base, views });
-  return fc.oneof(scenarioArbitrary({ ...base, views: 'shared' }), scenarioArbitrary({ ...base, views: 'per-node' }));
+  const shared = scenarioArbitrary({ ...base, views: 'shared' });
+  const perNode = scenarioArbitrary({ ...base, views: 'per-node' });
+  // Rolling deploys only when redeploys are among the kinds asked for (all, by default).
+  if (options.kinds && !options.kinds.includes('redeploy')) return fc.oneof(shared, perNode);
+  return fc.oneof({ weight: 10, arbitrary: shared }, { weight: 10, arbitrary: perNode }, { weight: 1, arbitrary: rolling });
 }
 
 /**

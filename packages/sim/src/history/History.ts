@@ -13,6 +13,8 @@ export interface Incarnation {
   readonly id: NodeId;
   readonly observer: boolean;
   readonly startedAt: number;
+  /** The priority it was started with (absent: 0). */
+  readonly priority?: number;
   /** When it was crashed, or its graceful stop completed. */
   endedAt?: number;
   /** How it ended. */

@@ -11,7 +11,9 @@ export type PropertyName =
   | 'well-behaved'
   | 'operation-budget'
   | 'pause-tolerance'
-  | 'routing-tolerance';
+  | 'routing-tolerance'
+  | 'preemption'
+  | 'outage-recovery';
 
 /** One way a run broke a property. */
 export interface Violation {

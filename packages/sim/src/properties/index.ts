@@ -10,9 +10,11 @@ import { wellBehaved } from './wellBehaved.js';
 import { operationBudget, worstPerInterval } from './operationBudget.js';
 import { reportedLeadership } from './reportedLeadership.js';
 import { routingTolerance } from './routingTolerance.js';
+import { preemption } from './preemption.js';
+import { outageRecovery } from './outageRecovery.js';
 
 /** Every property, in the order they are checked. */
-export const PROPERTIES: readonly Property[] = [convergence, monotonic, nothingInvented, noMemberLost, selfFencing, reportedLeadership, wellBehaved, operationBudget, pauseTolerance, routingTolerance];
+export const PROPERTIES: readonly Property[] = [convergence, monotonic, nothingInvented, noMemberLost, selfFencing, reportedLeadership, wellBehaved, operationBudget, pauseTolerance, routingTolerance, preemption, outageRecovery];
 
 /** What a run measured, whether or not its properties held. */
 export interface Measures {

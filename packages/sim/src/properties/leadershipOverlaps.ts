@@ -1,3 +1,5 @@
+import { resolveCheckOptions, twoLeaders } from '@roster/verify';
+import { toVerifyHistory } from '../history/toVerifyHistory.js';
 import type { Run } from '../runtime/Simulation.js';
 
 /** A moment when more than one node led, as a property reports it. */
@@ -25,17 +27,14 @@ export function isLeaderOverlaps(run: Run): Overlap[] {
 
 /**
  * Every moment a node was *reported* as leader (its last `role` update said `leader`) while
- * another still was, as a user reading the role updates would have been told.
+ * another still was, as a user reading the role updates would have been told: `@roster/verify`'s
+ * `two-leaders` rule on the run's updates, in the order they happened (an overlap of zero length
+ * at one virtual instant counts). A paused simulated node still reports its lease lapsing, and a
+ * crash shows as the node's own `destroyed` role update: neither needs the excuses of real runs.
  */
 export function reportedOverlaps(run: Run): Overlap[] {
-  const roles = new Map<string, string>();
-  const found: Overlap[] = [];
-  for (const e of run.history.entries) {
-    if (e.kind !== 'update' || e.update.type !== 'role') continue;
-    roles.set(e.node, e.update.role);
-    if (e.update.role !== 'leader') continue;
-    const others = [...roles].filter(([node, role]) => node !== e.node && role === 'leader').map(([node]) => node);
-    if (others.length > 0) found.push({ at: e.at, message: `${e.node} was reported as leader while ${others.join(' and ')} still was` });
-  }
-  return found;
+  const converted = toVerifyHistory(run);
+  const history = { ...converted, faults: converted.faults.filter((f) => f.kind !== 'kill') };
+  const options = resolveCheckOptions(history, { simultaneity: 'in-order', excusePauses: false });
+  return twoLeaders.check(history, options).map((v) => ({ at: v.at, message: v.message }));
 }

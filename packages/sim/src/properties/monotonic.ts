@@ -1,35 +1,14 @@
+import { leaderships as verifyLeaderships, tokenInversions as verifyTokenInversions, type Leadership } from '@roster/verify';
+import { eraLosses, toVerifyHistory } from '../history/toVerifyHistory.js';
 import type { Run } from '../runtime/Simulation.js';
 import type { Property, Violation } from './Property.js';
 
-/** A leadership as it began: a node's own `leader` update naming itself. */
-export interface Leadership {
-  readonly at: number;
-  readonly node: string;
-  readonly era: number;
-  readonly nonce: number;
-  readonly token: bigint;
-}
+/** A leadership as it began: a node's own `leader` update naming itself (see `@roster/verify`'s `leaderships`). */
+export type { Leadership } from '@roster/verify';
 
 /** Every leadership of the run, in the order they began: a node's `leader` naming itself while its role is leader. */
 export function leaderships(run: Run): Leadership[] {
-  const ids = new Map(run.history.incarnations.map((i) => [i.label, i.id]));
-  const roles = new Map<string, string>();
-  const current = new Map<string, string>();
-  const found: Leadership[] = [];
-  for (const e of run.history.entries) {
-    if (e.kind !== 'update') continue;
-    const u = e.update;
-    if (u.type === 'role') {
-      roles.set(e.node, u.role);
-      if (u.role !== 'leader') current.delete(e.node);
-    } else if (u.type === 'leader' && u.leader !== undefined && u.leader.id === ids.get(e.node) && roles.get(e.node) === 'leader') {
-      const key = `${u.leader.era}/${u.leader.nonce}`;
-      if (current.get(e.node) === key) continue;
-      current.set(e.node, key);
-      found.push({ at: e.at, node: e.node, era: u.leader.era, nonce: u.leader.nonce, token: u.leader.token });
-    }
-  }
-  return found;
+  return verifyLeaderships(toVerifyHistory(run));
 }
 
 /** When `l` was first claimed (its candidate's claim), or `l.at` when no claim was recorded. */
@@ -38,42 +17,19 @@ function claimedAt(run: Run, l: { at: number; id: string; era: number; nonce: nu
   return claim === undefined ? l.at : Math.min(claim.at, l.at);
 }
 
-/**
- * When the store lost the record of the era: a flush, garbage written over a leader or era key, or
- * an era key's shard back with older data (a rollback of the leader key is no excuse: the leader's
- * newer broadcast at the next nonce still names the era).
- */
-function eraLosses(run: Run): number[] {
-  return run.history
-    .appliedSteps()
-    .flatMap((s) =>
-      s.do === 'flush' || (s.do === 'garbage' && (s.key.startsWith('leader ') || s.key.startsWith('era ')))
-        ? [s.at]
-        : s.do === 'keyRollback' && s.keys.startsWith('era ')
-          ? [s.at + s.forMs]
-          : [],
-    );
+/** When the store lost the record of the era (see {@link eraLosses}). */
+function lossesOf(run: Run): number[] {
+  return eraLosses(run.history.appliedSteps());
 }
 
 /**
  * Leaderships whose token is not above every earlier one's, each with the earlier one it fell
- * below. A drop is excused (not returned) when the store lost data in between: a flush, or garbage
- * written into the leader key, can erase the only record of the higher era.
+ * below: `@roster/verify`'s `token-order` rule on the run. A drop is excused (not returned) when
+ * the store lost data in between: a flush, or garbage written into the leader key, can erase the
+ * only record of the higher era.
  */
 export function tokenInversions(run: Run): { earlier: Leadership; later: Leadership }[] {
-  const losses = eraLosses(run);
-  const inversions: { earlier: Leadership; later: Leadership }[] = [];
-  let top: Leadership | undefined;
-  for (const l of leaderships(run)) {
-    if (top !== undefined && l.token <= top.token) {
-      const excused = losses.some((at) => at >= top!.at && at <= l.at);
-      if (!excused) inversions.push({ earlier: top, later: l });
-      if (excused) top = l;
-      continue;
-    }
-    top = l;
-  }
-  return inversions;
+  return verifyTokenInversions(toVerifyHistory(run), { dataLossKinds: ['store-data-loss'] });
 }
 
 /**
@@ -87,7 +43,7 @@ export const monotonic: Property = {
   summary: "the era a node follows never decreases and each leadership it follows next has a higher fencing token; no leader-key write replaces a better leadership; each new leader's token exceeds every earlier leader's (shared views); a drop across data loss is excused",
   check(run) {
     const violations: Violation[] = [];
-    const losses = eraLosses(run);
+    const losses = lossesOf(run);
     for (const inc of run.history.incarnations) {
       let last: { at: number; era: number; nonce: number; id: string; token: bigint } | undefined;
       for (const { at, update } of run.history.updatesOf(inc.label)) {

@@ -1,17 +1,13 @@
+import { commandsPerInterval } from '@roster/verify';
 import type { Run } from '../runtime/Simulation.js';
 import type { Property, Violation } from './Property.js';
 
 /**
- * The most store commands one node may issue within any interval I: {@link BASE_COMMANDS}, and
- * {@link COMMANDS_PER_MEMBER} more for each node of the scenario (a leader's PONG workers answer
- * every follower). Above what the protocol needs in any state: the busiest is a candidate whose
- * claim waits for a read that covers a nonce below it, which reads the window (4 nonces) every
- * settle time (I/10), 40 commands, besides its PINGs, its era reads and its claim (docs/faults.md
- * gives the busiest measured); far below what a loop that does not wait issues.
+ * The most store commands one node may issue within any interval I: `BASE_COMMANDS`, and
+ * `COMMANDS_PER_MEMBER` more for each node of the scenario. One budget for simulated and real
+ * runs: it lives in `@roster/verify` (its `operation-budget` rule), which says why.
  */
-export const BASE_COMMANDS = 64;
-/** See {@link BASE_COMMANDS}. */
-export const COMMANDS_PER_MEMBER = 4;
+export { BASE_COMMANDS, COMMANDS_PER_MEMBER } from '@roster/verify';
 /**
  * The most lines (info and above) one node may log within any interval I: each change of state is
  * logged once, and a node may go through several in one interval (a lease lapsed, re-validated,
@@ -56,7 +52,7 @@ export const operationBudget: Property = {
   check(run) {
     const I = run.scenario.timing.intervalMs;
     const nodes = new Set(run.history.incarnations.map((i) => i.id)).size;
-    const commands = BASE_COMMANDS + COMMANDS_PER_MEMBER * nodes;
+    const commands = commandsPerInterval(nodes);
     const violations: Violation[] = [];
     for (const [node, times] of timesBy(run.costs, (c) => c.incarnation, (c) => c.at)) {
       const worst = densest(times, I);

@@ -76,6 +76,8 @@ interface Live {
   shown: Role | undefined;
   /** Its role in the protocol (see {@link protocolRole}). */
   role: Role | undefined;
+  /** The priority it was started with. */
+  readonly priority: number;
 }
 
 class Simulation {
@@ -165,7 +167,24 @@ class Simulation {
     switch (step.do) {
       case 'start': {
         if (this.#running(step.node)) return 'already running';
-        this.#start(step.node, step.observer ?? false);
+        this.#start(step.node, step.observer ?? false, step.priority ?? 0);
+        return undefined;
+      }
+      case 'redeploy': {
+        const live = step.node === undefined ? this.#deployPick(step.priority) : this.#current.get(step.node);
+        if (!live || live.node.state !== 'running') return step.node === undefined ? 'no node left to redeploy' : 'not running';
+        const { id, observer } = live.incarnation;
+        live.gate.run(() => {
+          live.node.stop().then(
+            () => {
+              this.#ended(live, 'stopped');
+              this.#clock.setTimer(() => {
+                if (!this.#running(id)) this.#start(id, observer, step.priority);
+              }, step.downMs ?? 0);
+            },
+            (error: unknown) => this.#history.add({ at: this.#clock.now(), kind: 'anomaly', node: live.incarnation.label, message: `stop() rejected: ${String(error)}` }),
+          );
+        });
         return undefined;
       }
       case 'stop': {
@@ -197,7 +216,7 @@ class Simulation {
       case 'restart': {
         const live = this.#current.get(step.node);
         if (live && this.#running(step.node)) this.#crash(live);
-        this.#start(step.node, live?.incarnation.observer ?? false);
+        this.#start(step.node, live?.incarnation.observer ?? false, live?.priority ?? 0);
         return undefined;
       }
       case 'pause': {
@@ -264,17 +283,28 @@ class Simulation {
     }
   }
 
+  /**
+   * The node a deploy tool restarts next onto `priority`: a running node of lower priority, one
+   * that does not lead when there is one, the lowest id first.
+   */
+  #deployPick(priority: number): Live | undefined {
+    const behind = [...this.#current.values()]
+      .filter((l) => l.node.state === 'running' && l.priority < priority)
+      .sort((a, b) => (a.incarnation.id < b.incarnation.id ? -1 : a.incarnation.id > b.incarnation.id ? 1 : 0));
+    return behind.find((l) => l.role !== 'leader') ?? behind[0];
+  }
+
   #running(id: NodeId): boolean {
     const state = this.#current.get(id)?.node.state;
     return state === 'running' || state === 'stopping';
   }
 
-  #start(id: NodeId, observer: boolean): void {
+  #start(id: NodeId, observer: boolean, priority: number): void {
     const clock = this.#clock;
     const count = this.#all.filter((l) => l.incarnation.id === id).length + 1;
-    const incarnation: Incarnation = { label: count === 1 ? id : `${id}#${count}`, id, observer, startedAt: clock.now() };
+    const incarnation: Incarnation = { label: count === 1 ? id : `${id}#${count}`, id, observer, startedAt: clock.now(), ...(priority !== 0 && { priority }) };
     const gate = new PauseGate(clock, () => this.#admit());
-    const { intervalMs, timeoutMs, settleMs, operationTimeoutMs } = this.#scenario.timing;
+    const { intervalMs, timeoutMs, settleMs, operationTimeoutMs, renewDeadlineMs } = this.#scenario.timing;
     const mutation = this.#options.mutation;
     // The role in the protocol, from the node's updates (reading `node.role` may lapse a lease: see protocolRole).
     let role: Role | undefined;
@@ -283,9 +313,9 @@ class Simulation {
     if (mutation?.wrapKV) kv = mutation.wrapKV(kv, context);
     kv = gate.wrap(recordIssues(kv, (op, key, value) => this.#issued(incarnation, op, key, value)));
     const logger = recordingLogger((level, message) => this.#history.logs.push({ at: clock.now(), node: incarnation.label, level, message }));
-    const roster = createNode({ store: kv, group: SIM_NAMESPACE.group, env: SIM_NAMESPACE.env, id, intervalMs, timeoutMs, ...(settleMs !== undefined && { settleMs }), ...(operationTimeoutMs !== undefined && { operationTimeoutMs }), observer, nonceWindow: this.#window, clock: gate.clock, logger });
+    const roster = createNode({ store: kv, group: SIM_NAMESPACE.group, env: SIM_NAMESPACE.env, id, intervalMs, timeoutMs, ...(settleMs !== undefined && { settleMs }), ...(operationTimeoutMs !== undefined && { operationTimeoutMs }), ...(renewDeadlineMs !== undefined && { renewDeadlineMs }), observer, nonceWindow: this.#window, clock: gate.clock, logger, ...(priority !== 0 && { priority }) });
     const node = mutation?.wrapNode ? mutation.wrapNode(roster, kv, context) : roster;
-    const live: Live = { incarnation, node, gate, unwatch: () => undefined, shown: undefined, role: undefined };
+    const live: Live = { incarnation, node, gate, unwatch: () => undefined, shown: undefined, role: undefined, priority };
     this.#history.incarnations.push(incarnation);
     this.#current.set(id, live);
     this.#all.push(live);

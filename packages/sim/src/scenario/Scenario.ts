@@ -19,6 +19,8 @@ export interface Timing {
   readonly settleMs?: number;
   /** How long one store operation may take (1 to I); the nodes' default (I/2) when absent. */
   readonly operationTimeoutMs?: number;
+  /** The renew deadline R (I < R < T − I); the nodes' default (T/2) when absent. */
+  readonly renewDeadlineMs?: number;
 }
 
 /** Limits a fault to one node's view of the store; without it the fault hits every node. */
@@ -31,8 +33,11 @@ export interface NodeScope {
  * makes no sense at its time (stopping a node that is not running) is recorded as skipped.
  */
 export type Action =
-  /** Starts the node (as an observer: follows, never joins nor stands). No-op when it runs. */
-  | { readonly do: 'start'; readonly node: NodeId; readonly observer?: boolean }
+  /**
+   * Starts the node (as an observer: follows, never joins nor stands), with `priority`
+   * (`createNode({ priority })`, 0 when absent). No-op when it runs.
+   */
+  | { readonly do: 'start'; readonly node: NodeId; readonly observer?: boolean; readonly priority?: number }
   /** Graceful `stop()`: a leader says goodbye, a follower leaves. */
   | { readonly do: 'stop'; readonly node: NodeId }
   /**
@@ -43,8 +48,15 @@ export type Action =
   | { readonly do: 'resign'; readonly node?: NodeId }
   /** `destroy()`: to the cluster, a crash. */
   | { readonly do: 'crash'; readonly node: NodeId }
-  /** A crash (when running) and a new node with the same id, started at once. */
+  /** A crash (when running) and a new node with the same id (and priority), started at once. */
   | { readonly do: 'restart'; readonly node: NodeId }
+  /**
+   * One step of a rolling deploy onto `priority`: a graceful `stop()` of the node and, once it has
+   * stopped, `downMs` later (0 when absent), a new node with the same id and that priority.
+   * Without `node`, the deploy tool's pick: a running node of lower priority than `priority`, one
+   * that does not lead when there is one (the lowest id first). Skipped when there is none.
+   */
+  | { readonly do: 'redeploy'; readonly node?: NodeId; readonly priority: number; readonly downMs?: number }
   /** Freezes the node as a long GC pause would: its timers and store replies wait until it resumes. */
   | { readonly do: 'pause'; readonly node: NodeId; readonly forMs: number }
   /**
@@ -103,8 +115,14 @@ export type ActionKind = Action['do'];
 
 /** Every {@link ActionKind}. */
 export const ACTION_KINDS: readonly ActionKind[] = Object.freeze([
-  'start', 'stop', 'resign', 'crash', 'restart', 'pause', 'keyUnavailable', 'keyRollback', 'staleRouting', 'storeOutage', 'failures', 'latency', 'flush', 'garbage',
+  'start', 'stop', 'resign', 'crash', 'restart', 'redeploy', 'pause', 'keyUnavailable', 'keyRollback', 'staleRouting', 'storeOutage', 'failures', 'latency', 'flush', 'garbage',
 ] as const);
+
+/**
+ * The kinds random scenarios draw by default: every kind but `redeploy`, whose runs (rolling
+ * deploys onto a higher priority) `rollingScenarioArbitrary` draws apart.
+ */
+export const DRAWN_KINDS: readonly ActionKind[] = Object.freeze(ACTION_KINDS.filter((k) => k !== 'redeploy'));
 
 /**
  * A scenario: plain data, printable ({@link formatScenario}) and serialisable as JSON. Running it

@@ -51,6 +51,9 @@ export function stepEnd(step: Step): number {
       return step.at + step.forMs;
     case 'latency':
       return step.at + step.forMs + step.maxMs;
+    case 'redeploy':
+      // The node comes back `downMs` after it stopped, which takes up to the leader's work bound (T).
+      return step.at + (step.downMs ?? 0);
     default:
       return step.at;
   }

@@ -2,7 +2,7 @@ import type { KVOperation } from '@roster/testing';
 import fc from 'fast-check';
 import type { Views } from './analysis.js';
 import { garbageValue, hugeGarbage } from './garbage.js';
-import { ACTION_KINDS, DEFAULT_TIMING, type Action, type ActionKind, type Scenario, type Step, type Timing } from './Scenario.js';
+import { DEFAULT_TIMING, DRAWN_KINDS, type Action, type ActionKind, type Scenario, type Step, type Timing } from './Scenario.js';
 
 /** Constraints of {@link scenarioArbitrary}. */
 export interface ScenarioConstraints {
@@ -19,7 +19,7 @@ export interface ScenarioConstraints {
   readonly timings?: readonly Timing[];
   /** Steps happen within this many timeouts of the start. @defaultValue 6 */
   readonly horizonTimeouts?: number;
-  /** Kinds of step allowed. @defaultValue every kind */
+  /** Kinds of step allowed. @defaultValue every kind but `redeploy` ({@link DRAWN_KINDS}) */
   readonly kinds?: readonly ActionKind[];
   /** Whether a node may be an observer. @defaultValue true */
   readonly observers?: boolean;
@@ -58,7 +58,7 @@ export function scenarioArbitrary(constraints: ScenarioConstraints = {}): fc.Arb
   const maxNodes = constraints.maxNodes ?? 5;
   const views = constraints.views ?? 'per-node';
   const timings = constraints.timings ?? [DEFAULT_TIMING];
-  const kinds = (constraints.kinds ?? ACTION_KINDS).filter((k) => views === 'per-node' || !PER_NODE_ONLY.includes(k));
+  const kinds = (constraints.kinds ?? DRAWN_KINDS).filter((k) => views === 'per-node' || !PER_NODE_ONLY.includes(k));
   const horizon = constraints.horizonTimeouts ?? 6;
   return fc
     .record({
@@ -175,6 +175,12 @@ function draftArbitrary(maxNodes: number, views: Views, kinds: readonly ActionKi
     resign: fc.option(node, { freq: 3 }).map((i) => (ix) => (i === null ? { do: 'resign' } : { do: 'resign', node: ix(i) })),
     crash: node.map((i) => (ix) => ({ do: 'crash', node: ix(i) })),
     restart: node.map((i) => (ix) => ({ do: 'restart', node: ix(i) })),
+    redeploy: fc.tuple(fc.option(node, { freq: 2 }), fc.integer({ min: 0, max: 3 }), permille(1)).map(([i, p, down]) => (ix, t) => ({
+      do: 'redeploy',
+      ...(i === null ? {} : { node: ix(i) }),
+      priority: p,
+      ...(down ? { downMs: scale(down, t.timeoutMs) } : {}),
+    })),
     pause: fc.tuple(node, forT).map(([i, ms]) => (ix, t) => ({ do: 'pause', node: ix(i), forMs: t.intervalMs + scale(ms, t.timeoutMs) })),
     keyUnavailable: fc.tuple(keyRef, scope, forT, stall).map(([k, s, ms, st]) => (ix, t) => ({
       do: 'keyUnavailable',
@@ -233,4 +239,52 @@ function draftArbitrary(maxNodes: number, views: Views, kinds: readonly ActionKi
   };
   const action = fc.oneof(...kinds.map((k) => byKind[k]));
   return fc.tuple(permille(horizon), action).map(([at, make]) => ({ at, make }));
+}
+
+/** Constraints of {@link rollingScenarioArbitrary}. */
+export interface RollingScenarioConstraints {
+  /** Fewest nodes. @defaultValue 2 */
+  readonly minNodes?: number;
+  /** Most nodes. @defaultValue 5 */
+  readonly maxNodes?: number;
+  /** Timings to draw from; the first is where shrinking goes. @defaultValue [I = 1 s, T = 5 s] */
+  readonly timings?: readonly Timing[];
+}
+
+/**
+ * Rolling deploys (see the `preemption` property): `minNodes` to `maxNodes` nodes of one priority
+ * (0 or drawn) started within I of the beginning, so that the cluster has converged by 3T; then
+ * one `redeploy` per node onto a higher priority, in an order drawn without regard to who leads
+ * (as a deploy tool that knows nothing of leadership), one at a time: each node is down for up to
+ * 2T, and the next is taken down 2T to 4T after it is back (a deploy waits for each node to be
+ * ready). They shrink toward fewer nodes, the order n1, n2, …, no downtime and the shortest waits.
+ */
+export function rollingScenarioArbitrary(constraints: RollingScenarioConstraints = {}): fc.Arbitrary<Scenario> {
+  const maxNodes = constraints.maxNodes ?? 5;
+  return fc
+    .record({
+      timing: fc.constantFrom(...(constraints.timings ?? [DEFAULT_TIMING])),
+      seed: fc.integer({ min: 0, max: 0x7fffffff }),
+      count: fc.integer({ min: constraints.minNodes ?? 2, max: maxNodes }),
+      from: fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 1_004_002 }) }),
+      step: fc.integer({ min: 1, max: 1_000_000 }),
+      starts: fc.array(permille(1), { minLength: maxNodes, maxLength: maxNodes }),
+      // The order: each node's place, as a key to sort by (shrinks toward the ids' order).
+      order: fc.array(fc.nat(maxNodes), { minLength: maxNodes, maxLength: maxNodes }),
+      downs: fc.array(permille(2), { minLength: maxNodes, maxLength: maxNodes }),
+      waits: fc.array(permille(2), { minLength: maxNodes, maxLength: maxNodes }),
+    })
+    .map(({ timing, seed, count, from, step, starts, order, downs, waits }): Scenario => {
+      const { intervalMs: I, timeoutMs: T } = timing;
+      const initial: Step[] = starts.slice(0, count).map((at, i) => ({ at: scale(at, I), do: 'start', node: `n${i + 1}`, ...(from !== 0 && { priority: from }) }));
+      const later: Step[] = [];
+      let at = 3 * T;
+      const nodes = Array.from({ length: count }, (_, i) => i).sort((a, b) => order[a]! - order[b]! || a - b);
+      for (let i = 0; i < count; i++) {
+        const downMs = scale(downs[i]!, T);
+        later.push({ at, do: 'redeploy', node: `n${nodes[i]! + 1}`, priority: from + step, ...(downMs > 0 && { downMs }) });
+        at += downMs + 2 * T + scale(waits[i]!, T);
+      }
+      return { seed, timing, steps: [...sortSteps(initial), ...later] };
+    });
 }

@@ -1,3 +1,4 @@
+import { MAX_PRIORITY } from '@roster/follower';
 import { ConfigError } from '@roster/kv-adapter';
 import { namesIdKeyOf, parseKeyRef } from './keys.js';
 import type { Scenario, Step } from './Scenario.js';
@@ -27,6 +28,9 @@ export function checkScenario(value: unknown): Scenario {
   }
   if (t.settleMs !== undefined && (!count(t.settleMs) || t.settleMs < 1 || t.settleMs > t.intervalMs)) {
     throw new ConfigError('timing.settleMs', t.settleMs, 'Expected `timing.settleMs` to be an integer from 1 to intervalMs');
+  }
+  if (t.renewDeadlineMs !== undefined && (!count(t.renewDeadlineMs) || t.renewDeadlineMs <= t.intervalMs || t.renewDeadlineMs >= t.timeoutMs - t.intervalMs)) {
+    throw new ConfigError('timing.renewDeadlineMs', t.renewDeadlineMs, 'Expected `timing.renewDeadlineMs` to be an integer above intervalMs and below timeoutMs − intervalMs');
   }
   if (t.operationTimeoutMs !== undefined && (!count(t.operationTimeoutMs) || t.operationTimeoutMs < 1 || t.operationTimeoutMs > t.intervalMs)) {
     throw new ConfigError('timing.operationTimeoutMs', t.operationTimeoutMs, 'Expected `timing.operationTimeoutMs` to be an integer from 1 to intervalMs');
@@ -60,8 +64,19 @@ function checkStep(step: Step, field: string): void {
     if (typeof v !== 'string') bad('keys', v, 'a key like "leader 0"');
     parseKeyRef(v as string);
   };
+  const priority = (v: unknown) => {
+    if (v !== undefined && !(count(v) && v <= MAX_PRIORITY)) bad('priority', v, `an integer from 0 to ${MAX_PRIORITY}`);
+  };
   switch (step.do) {
     case 'start':
+      priority(step.priority);
+      return node(step.node, false);
+    case 'redeploy':
+      node(step.node, true);
+      if (step.priority === undefined) bad('priority', step.priority, `an integer from 0 to ${MAX_PRIORITY}`);
+      priority(step.priority);
+      if (step.downMs !== undefined && !count(step.downMs)) bad('downMs', step.downMs, 'a non-negative integer');
+      return;
     case 'stop':
     case 'crash':
     case 'restart':
@@ -122,6 +137,6 @@ function checkStep(step: Step, field: string): void {
       }
       return;
     default:
-      bad('do', (step as { do: unknown }).do, 'one of start, stop, resign, crash, restart, pause, keyUnavailable, keyRollback, staleRouting, storeOutage, failures, latency, flush, garbage');
+      bad('do', (step as { do: unknown }).do, 'one of start, stop, resign, crash, restart, redeploy, pause, keyUnavailable, keyRollback, staleRouting, storeOutage, failures, latency, flush, garbage');
   }
 }

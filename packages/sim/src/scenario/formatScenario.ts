@@ -16,18 +16,20 @@ import type { Scenario, Step } from './Scenario.js';
  * ```
  */
 export function formatScenario(scenario: Scenario): string {
-  const { intervalMs: I, timeoutMs: T, settleMs, operationTimeoutMs } = scenario.timing;
+  const { intervalMs: I, timeoutMs: T, settleMs, operationTimeoutMs, renewDeadlineMs } = scenario.timing;
   const quiet = quietAt(scenario);
-  const head = `scenario seed=${scenario.seed} I=${I} T=${T}${settleMs === undefined ? '' : ` settle=${settleMs}`}${operationTimeoutMs === undefined ? '' : ` op-timeout=${operationTimeoutMs}`}, ${viewsOf(scenario)} views, quiet from ${quiet} ms, converged by ${quiet + convergenceBound(scenario.timing)} ms`;
+  const head = `scenario seed=${scenario.seed} I=${I} T=${T}${settleMs === undefined ? '' : ` settle=${settleMs}`}${operationTimeoutMs === undefined ? '' : ` op-timeout=${operationTimeoutMs}`}${renewDeadlineMs === undefined ? '' : ` R=${renewDeadlineMs}`}, ${viewsOf(scenario)} views, quiet from ${quiet} ms, converged by ${quiet + convergenceBound(scenario.timing)} ms`;
   return [head, ...scenario.steps.map((s) => `${`${s.at}`.padStart(8)} ms  ${formatStep(s)}`)].join('\n');
 }
 
 /** One step as text, without its time: `crash n1`, `storeOutage for 2000 ms`. */
 export function formatStep(step: Step): string {
-  const scope = 'node' in step && step.node !== undefined && step.do !== 'start' && step.do !== 'stop' && step.do !== 'resign' && step.do !== 'crash' && step.do !== 'restart' && step.do !== 'pause' ? ` @${step.node}` : '';
+  const scope = 'node' in step && step.node !== undefined && step.do !== 'start' && step.do !== 'redeploy' && step.do !== 'stop' && step.do !== 'resign' && step.do !== 'crash' && step.do !== 'restart' && step.do !== 'pause' ? ` @${step.node}` : '';
   switch (step.do) {
     case 'start':
-      return `start ${step.node}${step.observer ? ' (observer)' : ''}`;
+      return `start ${step.node}${step.observer ? ' (observer)' : ''}${step.priority ? ` priority ${step.priority}` : ''}`;
+    case 'redeploy':
+      return `redeploy ${step.node ?? '(the deploy tool picks)'} onto priority ${step.priority}${step.downMs ? `, down for ${step.downMs} ms` : ''}`;
     case 'stop':
     case 'crash':
     case 'restart':
