@@ -5,8 +5,9 @@
 // process per lane.) Extra arguments go to both; the exit code is the worst of the two.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
-const vitest = createRequire(import.meta.url).resolve('vitest/vitest.mjs');
+const vitest = join(dirname(createRequire(import.meta.url).resolve('vitest/package.json')), 'vitest.mjs');
 const lanes = ['core', 'stores'].map(
   (project) =>
     new Promise((resolve) => {
