@@ -4,12 +4,11 @@ import { defineConfig } from 'vitest/config';
  * The integration tests in two lanes (projects), each one file at a time; `pnpm test` runs the two
  * side by side (lanes.mjs): most of their time is spent waiting on real servers and timers, not on
  * the CPU, and two lanes on two cores keep `pnpm test` within its budget. Lane "stores" holds the
- * tests of the newer stores, the packed install, the docs and the nemesis runs; lane "core" holds
+ * tests of the newer stores, the docs and the nemesis runs; lane "core" holds
  * every other file (a new file lands there unless it is listed here). The real-time bounds of the
  * tests are wide enough for a second lane beside them.
  */
 const STORES_LANE = [
-  'consumer.test.ts',
   'contract-faults.test.ts',
   'verify.test.ts',
   'stores-mysql.test.ts',
@@ -33,13 +32,20 @@ const STORES_LANE = [
   'observability.test.ts',
 ];
 
+/**
+ * Run alone, after both lanes: it packs every package with `npm pack`, whose `prepack` rebuilds the
+ * package's dist/ from scratch, which the other tests run from (the `roster` bin among them).
+ */
+const ALONE = ['consumer.test.ts'];
+
 const shared = { testTimeout: 120_000, hookTimeout: 120_000, fileParallelism: false } as const;
 
 export default defineConfig({
   test: {
     projects: [
-      { test: { ...shared, name: 'core', include: ['**/*.test.ts'], exclude: ['**/node_modules/**', ...STORES_LANE] } },
+      { test: { ...shared, name: 'core', include: ['**/*.test.ts'], exclude: ['**/node_modules/**', ...STORES_LANE, ...ALONE] } },
       { test: { ...shared, name: 'stores', include: STORES_LANE } },
+      { test: { ...shared, name: 'alone', include: ALONE } },
     ],
   },
 });
