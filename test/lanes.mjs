@@ -20,6 +20,6 @@ function lane(project) {
 }
 
 const codes = await Promise.all([lane('core'), lane('stores')]);
-// Then the packed install, alone: `npm pack` rebuilds each package's dist/ the others run from.
+// Then the files that run with nothing beside them (see vitest.config.ts).
 codes.push(await lane('alone'));
 process.exitCode = Math.max(...codes);
