@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEtcd } from '@roster/testing';
-import { killAllNodes, runRoster, startRoster, until, type RosterNodeProcess } from './support/rosterNode.js';
+import { killAllNodes, runRoster, until, type RosterNodeProcess } from './support/rosterNode.js';
 import { killAll as killClusterTests, startClusterTest } from './support/clusterTest.js';
+import { ElectionGroup, roles } from './support/electionScenario.js';
 
 /**
  * Roster on a real 3-member etcd (Debian's etcd-server, through EtcdKV and etcd's JSON gateway):
@@ -31,105 +32,19 @@ afterAll(async () => {
   await etcd?.stop();
 });
 
-/** The processes of one group, with what the test did to them. */
-class Group {
-  readonly nodes: RosterNodeProcess[] = [];
-  /** When each process was SIGKILLed: its last `leader` line holds until then. */
-  readonly killedAt = new Map<RosterNodeProcess, number>();
-  readonly url = etcd.url(`stores-${++groups}`);
-
-  start(id: string): RosterNodeProcess {
-    const p = startRoster('node', '--json', '--store', this.url, '--group', 'etcd', '--env', 'test', '--id', id, '--interval', String(I), '--timeout', String(T));
-    this.nodes.push(p);
-    return p;
-  }
-
-  get live(): RosterNodeProcess[] {
-    return this.nodes.filter((p) => p.alive && !this.killedAt.has(p));
-  }
-
-  leaders(): RosterNodeProcess[] {
-    return this.live.filter((p) => p.role === 'leader');
-  }
-
-  /** One live process reports leader and every live one follows it and lists them all. */
-  settled(): boolean {
-    const live = this.live;
-    const leaders = this.leaders();
-    if (leaders.length !== 1) return false;
-    const id = leaders[0]!.events[0]!.id;
-    return live.every((p) => p.leader?.id === id && p.members.length === live.length);
-  }
-
-  async waitSettled(boundMs = 20 * T): Promise<number> {
-    return until(() => this.settled(), boundMs, () => this.describe());
-  }
-
-  kill(p: RosterNodeProcess): number {
-    const at = Date.now();
-    this.killedAt.set(p, at);
-    p.signal('SIGKILL');
-    return at;
-  }
-
-  /** The first `role: leader` line of any process at or after `from`, in ms since the epoch. */
-  firstLeaderSince(from: number): number | undefined {
-    const ts = this.nodes.flatMap((p) => roles(p).filter((r) => r.role === 'leader' && r.ts >= from).map((r) => r.ts));
-    return ts.length === 0 ? undefined : Math.min(...ts);
-  }
-
-  /** The longest time two processes both reported `leader` (0 when never), from every stream's lines. */
-  doubleLeaderMs(): number {
-    const spans = this.nodes.flatMap((p, owner) => leaderSpans(p, this.killedAt.get(p)).map(([from, to]) => ({ owner, from, to })));
-    let worst = 0;
-    for (const a of spans) for (const b of spans) if (a.owner < b.owner) worst = Math.max(worst, Math.min(a.to, b.to) - Math.max(a.from, b.from));
-    return worst;
-  }
-
-  /** Starts `id` and resolves with the time from its first line until every live process lists it. */
-  async join(id: string): Promise<number> {
-    const p = this.start(id);
-    await until(() => p.events.length > 0, 10_000, () => p.describe());
-    const from = p.events[0]!.ts;
-    await until(() => this.leaders().length === 1 && this.live.every((n) => n.members.includes(id)), 20 * T, () => this.describe());
-    return Date.now() - from;
-  }
-
-  describe(): string {
-    return this.nodes.map((p) => p.describe()).join('\n\n');
-  }
-}
+/** A group of its own, on a key prefix of its own. */
+const newGroup = (): ElectionGroup => new ElectionGroup({ url: etcd.url(`stores-${++groups}`), group: 'etcd', intervalMs: I, timeoutMs: T, slackMs: SLACK });
 
 const stderrLines = (p: RosterNodeProcess): number => p.stderr.split('\n').filter((l) => l !== '').length;
 
-type RoleLine = { ts: number; role: string; reason: string };
-const roles = (p: RosterNodeProcess): RoleLine[] => p.events.filter((e) => e.event === 'role') as unknown as RoleLine[];
-
-/** The spans during which `p` reported `leader`: from its leader line to its next role line, its kill, its exit or now. */
-function leaderSpans(p: RosterNodeProcess, killedAt: number | undefined): [number, number][] {
-  const spans: [number, number][] = [];
-  const lines = p.events.filter((e) => e.event === 'role' || e.event === 'stopped') as unknown as { ts: number; event: string; role?: string }[];
-  for (const [i, line] of lines.entries()) {
-    if (line.event !== 'role' || line.role !== 'leader') continue;
-    const end = lines[i + 1]?.ts ?? killedAt ?? (p.alive ? Date.now() : Date.now());
-    spans.push([line.ts, end]);
-  }
-  return spans;
-}
-
 describe('roster node on a 3-member etcd', () => {
   it('five processes elect one leader, admit a joiner, fail over within T + 2I of a SIGKILL, and hand over on SIGTERM', { timeout: 60_000 }, async () => {
-    const g = new Group();
+    const g = newGroup();
     for (const id of ['a', 'b', 'c', 'd', 'e']) g.start(id);
     await g.waitSettled();
     const join = await g.join('f');
 
-    const old = g.leaders()[0]!;
-    const killedAt = g.kill(old);
-    await until(() => g.leaders().length === 1, 10 * T, () => g.describe());
-    const failover = g.firstLeaderSince(killedAt)! - killedAt;
-    expect(failover, g.describe()).toBeLessThanOrEqual(T + 2 * I + SLACK);
-    await g.waitSettled();
+    const failover = await g.failOverAfterKill();
 
     const leaving = g.leaders()[0]!;
     const termAt = Date.now();
@@ -141,21 +56,13 @@ describe('roster node on a 3-member etcd', () => {
     await g.waitSettled();
 
     // resign() (SIGUSR2): another leads at once, and the resigned process stays, following it.
-    const resigning = g.leaders()[0]!;
-    const resignAt = Date.now();
-    resigning.signal('SIGUSR2');
-    await until(() => g.leaders().length === 1 && g.leaders()[0] !== resigning, 10 * T, () => g.describe());
-    const resign = g.firstLeaderSince(resignAt)! - resignAt;
-    expect(resign, g.describe()).toBeLessThanOrEqual(T + SLACK);
-    expect(roles(resigning).some((r) => r.ts >= resignAt && r.role === 'follower' && r.reason === 'resigned'), g.describe()).toBe(true);
-    await g.waitSettled();
-    expect(resigning.alive).toBe(true);
+    const resign = await g.handOverOnResign();
     expect(g.doubleLeaderMs(), g.describe()).toBe(0);
     console.info(`etcd, 5 processes at I=${I}/T=${T}: join seen by all ${join} ms, failover after SIGKILL ${failover} ms (T + 2I = ${T + 2 * I}), hand-over on SIGTERM ${handOver} ms, on resign (SIGUSR2) ${resign} ms`);
   });
 
   it("etcd's raft leader killed: the group keeps one leader or hands over once within T + 2I of etcd's return, and a join works", { timeout: 60_000 }, async () => {
-    const g = new Group();
+    const g = newGroup();
     for (const id of ['a', 'b', 'c', 'd', 'e']) g.start(id);
     await g.waitSettled();
     const before = g.leaders()[0]!;
@@ -179,7 +86,7 @@ describe('roster node on a 3-member etcd', () => {
   });
 
   it('quorum lost (2 of 3 killed) and restored: the leader stops reporting leader by its lease deadline, nobody leads meanwhile, one leads within T + 2I of the return', { timeout: 60_000 }, async () => {
-    const g = new Group();
+    const g = newGroup();
     for (const id of ['a', 'b', 'c', 'd', 'e']) g.start(id);
     await g.waitSettled();
     const leader = g.leaders()[0]!;

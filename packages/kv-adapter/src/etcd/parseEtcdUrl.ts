@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.js';
+import { parseHostPort, splitHostList } from '../backend/hostList.js';
 
 /** One etcd member's client address. */
 export interface EtcdEndpoint {
@@ -50,18 +51,9 @@ export function parseEtcdUrl(url: string): ParsedEtcdUrl {
   if (typeof url !== 'string') return fail('not a string');
   const scheme = SCHEME.exec(url.trim());
   if (!scheme) return fail('the scheme must be etcd:// or etcds://');
-  let rest = url.trim().slice(scheme[0].length);
-  let auth: string | undefined;
-  const at = rest.lastIndexOf('@', rest.indexOf('/') === -1 ? undefined : rest.indexOf('/'));
-  if (at !== -1) {
-    auth = rest.slice(0, at);
-    rest = rest.slice(at + 1);
-  }
-  const slash = rest.indexOf('/');
-  const hosts = slash === -1 ? rest : rest.slice(0, slash);
-  const path = slash === -1 ? '' : rest.slice(slash + 1);
+  const { auth, hosts, path } = splitHostList(url.trim().slice(scheme[0].length));
   if (/[?#]/.test(path)) return fail('no query or fragment is accepted');
-  const endpoints = hosts.split(',').map((entry) => parseEndpoint(entry.trim(), fail));
+  const endpoints = hosts.split(',').map((entry) => parseHostPort(entry.trim(), DEFAULT_PORT, fail));
   let prefix = '';
   try {
     prefix = decodeURIComponent(path.replace(/\/+$/, ''));
@@ -88,15 +80,6 @@ export function parseEtcdUrl(url: string): ParsedEtcdUrl {
     ...(username !== undefined && { username }),
     ...(password !== undefined && { password }),
   };
-}
-
-function parseEndpoint(entry: string, fail: (why: string) => never): EtcdEndpoint {
-  if (entry === '') return fail('an empty host');
-  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]/@]+)(?::(\d+))?$/.exec(entry);
-  if (!m) return fail(`cannot read the address ${JSON.stringify(entry)}`);
-  const port = m[2] === undefined ? DEFAULT_PORT : Number(m[2]);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) fail(`port ${m[2]} is out of range`);
-  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
 /**

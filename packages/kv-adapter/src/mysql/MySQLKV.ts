@@ -1,13 +1,14 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { Pool, PoolConnection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
-import { abortReason, sleep, type Clock, type Timer } from '../clock/Clock.js';
-import { ConfigError, InvalidValueError, KVClosedError, StoreAccessError, StoreUnavailableError, ValueTooLargeError } from '../errors.js';
+import { abortReason, type Clock } from '../clock/Clock.js';
+import { StoreUnavailableError, ValueTooLargeError } from '../errors.js';
 import type { CompareAndSetOptions, CompareAndSetResult, KV, KVCapabilities, KVLimits, KVOperationOptions, SetOptions } from '../KV.js';
 import type { Logger } from '../logger.js';
-import { raceSignal, withDeadline } from '../util/deadline.js';
 import { ConnectBackOff } from '../backend/ConnectBackOff.js';
+import { DatabaseOperations, endPoolWithin } from '../backend/DatabaseOperations.js';
 import { loadDriver } from '../backend/loadDriver.js';
-import { checkKey, checkRange, checkSize, checkValue } from '../validate.js';
+import { checkStampedWrite, ttlArgument } from '../backend/stampedWrite.js';
+import { checkRange, checkSize, checkValue } from '../validate.js';
 import { gatedStream } from './gatedStream.js';
 import { connectionSurvives, mapMySQLError, NO_SUCH_TABLE, serverErrno } from './mapMySQLError.js';
 import { resolveMySQLSettings, type MySQLSettings } from './resolveMySQLSettings.js';
@@ -64,12 +65,6 @@ type ValueRow = { value: Buffer | string | null; size: number | string | null; l
 
 /** Errors of a `CREATE TABLE IF NOT EXISTS` that lost the race to another creator: 1050 table exists. */
 const CREATED_BY_ANOTHER = new Set([1050]);
-/** How often expired rows are deleted. */
-const SWEEP_INTERVAL_MS = 60_000;
-/** How long `connect` waits between two attempts. */
-const RETRY_MS = 100;
-/** The digits of a stamp (ms since the epoch) until the year 2286. */
-const STAMP_DIGITS = 13;
 
 /**
  * A {@link KV} on MySQL 8 or MariaDB, through mysql2 (an optional peer dependency: install it to
@@ -133,15 +128,23 @@ export class MySQLKV implements KV {
   #closed = false;
   #closing: Promise<void> | undefined;
   #creating: Promise<void> | undefined;
-  #sweepTimer: Timer | undefined;
-  /** Whether the last operation reached the store: a loss and a recovery are logged once each. */
-  #reachable = true;
+  readonly #operations: DatabaseOperations;
 
   private constructor(settings: MySQLSettings, pool: Pool, backOff: ConnectBackOff) {
     this.#settings = settings;
     this.#pool = pool;
     this.#backOff = backOff;
     this.table = settings.table;
+    this.#operations = new DatabaseOperations({
+      ...settings,
+      backend: this.name,
+      store: 'mysql',
+      backOff,
+      closed: () => this.#closed,
+      tableMissing: (error) => serverErrno(error) === NO_SUCH_TABLE,
+      ensureTable: () => this.#ensureTable(this.#sql!),
+      mapError: mapMySQLError,
+    });
     // A connection that breaks while idle (a killed session, a restart) emits 'error': mysql2's
     // pool drops it on the first one only. Each is listened to, or a second would crash the process.
     const lost = (error: Error): void => settings.logger.debug({ store: settings.target, error: error.message }, 'mysql: connection lost');
@@ -166,12 +169,14 @@ export class MySQLKV implements KV {
     const backOff = new ConnectBackOff({ clock: settings.clock });
     const kv = new MySQLKV(settings, createPool({ ...settings.pool, stream: gatedStream(backOff) }), backOff);
     try {
-      await kv.#waitUntilReady(signal);
+      await kv.#operations.waitUntilReady(() => kv.#prepare(), signal, (error) => (error instanceof Error ? error.message : String(error)));
+      // The server answered: the operations that follow may open the connections they need.
+      kv.#backOff.succeeded();
     } catch (error) {
       await kv.#destroy();
       throw error;
     }
-    kv.#scheduleSweep();
+    kv.#operations.scheduleSweep(() => kv.#query(kv.#sql!.sweep, []));
     return kv;
   }
 
@@ -239,17 +244,7 @@ export class MySQLKV implements KV {
 
   compareAndSet(key: string, expected: string | null, value: string, options?: CompareAndSetOptions): Promise<CompareAndSetResult> {
     return this.#op('compareAndSet', key, options, async (q, sql) => {
-      const { limits } = this.#settings;
-      checkValue(key, value, limits);
-      if (expected !== null && typeof expected !== 'string') {
-        throw new InvalidValueError(key, `expected \`expected\` to be a string or null, got ${typeof expected}`);
-      }
-      const token = options?.stampToken ?? '';
-      if (typeof token !== 'string') throw new ConfigError('stampToken', token, 'Expected `stampToken` to be a string');
-      const parts = token === '' ? [value] : value.split(token);
-      const stampedBytes = Buffer.byteLength(value) + (parts.length - 1) * (STAMP_DIGITS - Buffer.byteLength(token));
-      if (stampedBytes > limits.maxValueBytes) throw new ValueTooLargeError(key, stampedBytes, limits.maxValueBytes);
-      const ttl = ttlArgument(options?.ttlMs);
+      const { parts, ttl } = checkStampedWrite(key, expected, value, options, this.#settings.limits);
       const written = parts.map(bin);
       // Swapped: the statement's clock reading comes back as its insert id, and is the stamp.
       const swapped = (ok: ResultSetHeader): CompareAndSetResult => {
@@ -302,21 +297,9 @@ export class MySQLKV implements KV {
 
   async #destroy(): Promise<void> {
     this.#closed = true;
-    this.#sweepTimer?.cancel();
+    this.#operations.stopSweeps();
     const { clock, commandTimeoutMs } = this.#settings;
-    let timer: Timer | undefined;
-    try {
-      await Promise.race([
-        this.#pool.end(),
-        new Promise<void>((resolve) => {
-          timer = clock.setTimer(resolve, commandTimeoutMs * 2);
-        }),
-      ]);
-    } catch {
-      // Already ended.
-    } finally {
-      timer?.cancel();
-    }
+    await endPoolWithin(clock, commandTimeoutMs * 2, () => this.#pool.end());
   }
 
   /**
@@ -391,81 +374,9 @@ export class MySQLKV implements KV {
     await this.#ensureTable(this.#sql);
   }
 
-  async #waitUntilReady(signal: AbortSignal | undefined): Promise<void> {
-    const { clock, connectTimeoutMs, target } = this.#settings;
-    const started = clock.now();
-    for (;;) {
-      if (signal?.aborted) throw abortReason(signal);
-      try {
-        await raceSignal(this.#prepare(), signal);
-        // The server answered: the operations that follow may open the connections they need.
-        this.#backOff.succeeded();
-        return;
-      } catch (error) {
-        if (signal?.aborted) throw abortReason(signal);
-        const mapped = mapMySQLError(error, { backend: this.name, operation: 'connect', closed: false });
-        if (!StoreUnavailableError.is(mapped)) throw StoreAccessError.is(mapped) ? new StoreAccessError(`${target}: ${detail(mapped)}`, { cause: error }) : mapped;
-        if (clock.now() - started + RETRY_MS >= connectTimeoutMs) {
-          throw new StoreUnavailableError(`${target}: not ready within ${connectTimeoutMs} ms: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-        }
-        await sleep(clock, RETRY_MS, signal);
-      }
-    }
-  }
-
-  #scheduleSweep(): void {
-    if (this.#closed) return;
-    this.#sweepTimer = this.#settings.clock.setTimer(() => {
-      this.#query(this.#sql!.sweep, [])
-        .catch((error: unknown) => this.#settings.logger.debug({ store: this.#settings.target, error: String(error) }, 'mysql: sweep of expired keys failed'))
-        .finally(() => this.#scheduleSweep());
-    }, SWEEP_INTERVAL_MS);
-  }
-
   #op<T>(operation: string, key: string | undefined, options: KVOperationOptions | undefined, run: (query: Query, sql: Statements) => Promise<T>): Promise<T> {
-    if (this.#closed) return Promise.reject(new KVClosedError(this.name));
-    const signal = options?.signal;
-    if (signal?.aborted) return Promise.reject(abortReason(signal));
-    const { clock, commandTimeoutMs } = this.#settings;
     const sql = this.#sql!;
-    const work = async (deadline: AbortSignal): Promise<T> => {
-      if (key !== undefined) checkKey(key, this.#settings.limits);
-      const query: Query = (text, values) => this.#query(text, values, deadline);
-      try {
-        try {
-          return await run(query, sql);
-        } catch (error) {
-          // The table is gone (dropped, or the database restored without it): create it, try once more.
-          if (serverErrno(error) !== NO_SUCH_TABLE || this.#closed) throw error;
-          this.#settings.logger.warn({ store: this.#settings.target, table: this.table }, 'mysql: the table is missing; creating it again');
-          await this.#ensureTable(sql);
-          return await run(query, sql);
-        }
-      } catch (error) {
-        throw mapMySQLError(error, { backend: this.name, operation, closed: this.#closed });
-      }
-    };
-    const bounded = withDeadline(clock, commandTimeoutMs, `mysql ${operation}`, work).then(
-      (result) => {
-        this.#noteReachable(true);
-        return result;
-      },
-      (error: unknown) => {
-        if (StoreUnavailableError.is(error)) this.#noteReachable(false, error);
-        throw error;
-      },
-    );
-    return raceSignal(bounded, signal);
-  }
-
-  #noteReachable(reachable: boolean, error?: StoreUnavailableError): void {
-    if (reachable) this.#backOff.succeeded();
-    else this.#backOff.failed();
-    if (reachable === this.#reachable || this.#closed) return;
-    this.#reachable = reachable;
-    const { logger, target } = this.#settings;
-    if (reachable) logger.info({ store: target }, 'mysql: store reachable again');
-    else logger.warn({ store: target, error: error?.message }, 'mysql: store unavailable');
+    return this.#operations.run(operation, key, options, (deadline) => run((text, values) => this.#query(text, values, deadline), sql));
   }
 }
 
@@ -485,17 +396,4 @@ function rowsOf(result: Result): RowDataPacket[] {
 
 function okOf(result: Result): ResultSetHeader {
   return result as ResultSetHeader;
-}
-
-/** A TTL in ms for the statements: a positive number, or null for none. */
-function ttlArgument(ttlMs: number | undefined): number | null {
-  if (ttlMs === undefined) return null;
-  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new ConfigError('ttlMs', ttlMs, 'Expected `ttlMs` to be a positive number');
-  }
-  return Math.ceil(ttlMs);
-}
-
-function detail(error: unknown): string {
-  return error instanceof Error ? error.message.replace(/^kv: store refused access: /, '') : String(error);
 }

@@ -1,5 +1,4 @@
-import { ConfigError } from '../errors.js';
-import { redactStoreUrl } from '../backend/redactStoreUrl.js';
+import { parseDatabaseUrl, type DatabaseUrlForm } from '../backend/databaseSettings.js';
 
 /**
  * The TLS modes of a `mysql://` URL's `?ssl=`: `disable` (no TLS), `require` (TLS, the certificate
@@ -7,8 +6,6 @@ import { redactStoreUrl } from '../backend/redactStoreUrl.js';
  * MySQL's `--ssl-mode` DISABLED, REQUIRED, VERIFY_CA and VERIFY_IDENTITY.
  */
 export type MySQLSslMode = 'disable' | 'require' | 'verify-ca' | 'verify-full';
-
-const SSL_MODES: readonly MySQLSslMode[] = ['disable', 'require', 'verify-ca', 'verify-full'];
 
 /** What {@link parseMySQLUrl} returns. */
 export interface ParsedMySQLUrl {
@@ -28,8 +25,14 @@ export interface ParsedMySQLUrl {
   readonly table?: string;
 }
 
-const DEFAULT_PORT = 3306;
-const PARAMS = new Set(['ssl', 'table']);
+const FORM: DatabaseUrlForm = {
+  name: 'MySQL',
+  schemes: ['mysql', 'mariadb'],
+  defaultPort: 3306,
+  databaseRequired: true,
+  params: new Set(['ssl', 'table']),
+  sslParam: 'ssl',
+};
 
 /**
  * Parses `mysql://USER[:PASS]@HOST[:PORT]/DB[?ssl=…&table=…]` (also `mariadb://`). User, password
@@ -45,51 +48,15 @@ const PARAMS = new Set(['ssl', 'table']);
  * ```
  */
 export function parseMySQLUrl(url: string): ParsedMySQLUrl {
-  const shown = redactStoreUrl(url);
-  const fail = (message: string): never => {
-    throw new ConfigError('store', shown, message);
-  };
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return fail('Expected a MySQL URL such as `mysql://user:pass@host:3306/db`');
-  }
-  const scheme = parsed.protocol.slice(0, -1).toLowerCase();
-  if (scheme !== 'mysql' && scheme !== 'mariadb') fail('Expected the scheme `mysql://` or `mariadb://`');
-  if (url.includes(',')) fail('Expected one MySQL host: a list of hosts is not supported');
-  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (host === '') fail('Expected a host in the MySQL URL');
-  const port = parsed.port === '' ? DEFAULT_PORT : Number(parsed.port);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) fail('Expected a port from 1 to 65535');
-  if (parsed.hash !== '') fail('Expected no fragment in the MySQL URL');
-  const user = decode(parsed.username, fail);
-  if (user === '') fail('Expected a user name in the MySQL URL (`mysql://USER[:PASS]@HOST:PORT/DB`)');
-  const database = decode(parsed.pathname.replace(/^\//, ''), fail);
-  if (database === '') fail('Expected a database in the MySQL URL (`mysql://USER[:PASS]@HOST:PORT/DB`)');
-  if (database.includes('/')) fail('Expected the path to be a database name');
-  for (const name of parsed.searchParams.keys()) {
-    if (!PARAMS.has(name)) fail(`Expected only the parameters ${[...PARAMS].map((p) => `\`${p}\``).join(', ')}, found \`${name.slice(0, 40)}\``);
-  }
-  const ssl = parsed.searchParams.get('ssl') ?? 'disable';
-  if (!(SSL_MODES as readonly string[]).includes(ssl)) fail(`Expected \`ssl\` to be one of ${SSL_MODES.join(', ')}`);
-  const table = parsed.searchParams.get('table') ?? undefined;
-  const password = parsed.password === '' ? undefined : decode(parsed.password, fail);
+  const { host, port, database, user, password, ssl, params } = parseDatabaseUrl(url, FORM);
+  const table = params.get('table') ?? undefined;
   return {
     host,
     port,
     database,
     user,
-    ssl: ssl as MySQLSslMode,
+    ssl,
     ...(password !== undefined && { password }),
     ...(table !== undefined && { table }),
   };
-}
-
-function decode(text: string, fail: (message: string) => never): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return fail('Expected the user, password and database in the MySQL URL to be URL-encoded');
-  }
 }

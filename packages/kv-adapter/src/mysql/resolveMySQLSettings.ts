@@ -1,8 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { PoolOptions } from 'mysql2';
-import { resolveBackendOptions, type BackendSettings } from '../backend/backendOptions.js';
+import { CLIENT_TIMEOUT_MARGIN_MS, effectiveTls, resolveDatabaseOptions, type DatabaseSettings } from '../backend/databaseSettings.js';
 import { ConfigError } from '../errors.js';
-import { redactStoreUrl } from '../backend/redactStoreUrl.js';
 import { parseMySQLUrl, type MySQLSslMode } from './parseMySQLUrl.js';
 import type { MySQLKVOptions } from './MySQLKV.js';
 
@@ -12,36 +11,32 @@ export const DEFAULT_TABLE = 'roster_kv';
 const DEFAULT_POOL_SIZE = 4;
 /** The longest key the table's primary key (VARBINARY, InnoDB's 3072-byte index limit) holds. */
 export const MAX_KEY_BYTES = 3072;
-/** How long after the server's own `max_statement_time` the client gives up on a silent server. */
-const CLIENT_TIMEOUT_MARGIN_MS = 250;
 const TABLE_NAME = /^[a-z_][a-z0-9_]{0,63}(\.[a-z_][a-z0-9_]{0,63})?$/;
 
 /** Resolved {@link MySQLKVOptions}. */
-export interface MySQLSettings extends BackendSettings {
+export interface MySQLSettings extends DatabaseSettings {
   /** mysql2's pool options. */
   readonly pool: PoolOptions;
-  readonly table: string;
-  /** The URL with its password redacted, for messages. */
-  readonly target: string;
   /** The client's own deadline of one statement (mysql2's `timeout`), a little past the server's. */
   readonly queryTimeoutMs: number;
 }
 
 /** Validates `options` once, up front, and builds mysql2's pool configuration. */
 export function resolveMySQLSettings(options: MySQLKVOptions): MySQLSettings {
-  const { limits, logger, clock, connectTimeoutMs, commandTimeoutMs } = resolveBackendOptions(options);
-  if (typeof options.url !== 'string') throw new ConfigError('url', options.url, 'Expected `url` to be a `mysql://` URL');
-  const parsed = parseMySQLUrl(options.url);
-  if (limits.maxKeyBytes > MAX_KEY_BYTES) {
-    throw new ConfigError('maxKeyBytes', limits.maxKeyBytes, `Expected \`maxKeyBytes\` to be at most ${MAX_KEY_BYTES} on MySQL (the key column's index limit)`);
-  }
-  const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
-  if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1000) throw new ConfigError('poolSize', poolSize, 'Expected `poolSize` to be an integer from 1 to 1000');
-  const table = options.table ?? parsed.table ?? DEFAULT_TABLE;
-  if (typeof table !== 'string' || !TABLE_NAME.test(table)) {
-    throw new ConfigError('table', table, 'Expected `table` to be a lower-case SQL identifier (`[a-z_][a-z0-9_]*`), optionally `database.table`');
-  }
-  const password = options.password ?? parsed.password;
+  const { parsed, poolSize, password, ...settings } = resolveDatabaseOptions(options, {
+    scheme: 'mysql',
+    parse: parseMySQLUrl,
+    checkLimits: ({ maxKeyBytes }) => {
+      if (maxKeyBytes > MAX_KEY_BYTES) {
+        throw new ConfigError('maxKeyBytes', maxKeyBytes, `Expected \`maxKeyBytes\` to be at most ${MAX_KEY_BYTES} on MySQL (the key column's index limit)`);
+      }
+    },
+    defaultPoolSize: DEFAULT_POOL_SIZE,
+    tableName: TABLE_NAME,
+    tableQualifier: 'database',
+    defaultTable: DEFAULT_TABLE,
+  });
+  const { connectTimeoutMs, commandTimeoutMs } = settings;
   const tls = ssl(parsed.ssl, options.tls);
   const pool: PoolOptions = {
     host: parsed.host,
@@ -66,17 +61,7 @@ export function resolveMySQLSettings(options: MySQLKVOptions): MySQLSettings {
     charset: 'utf8mb4',
     supportBigNumbers: true,
   };
-  return {
-    pool,
-    table,
-    target: redactStoreUrl(options.url),
-    limits,
-    logger,
-    clock,
-    connectTimeoutMs,
-    commandTimeoutMs,
-    queryTimeoutMs: Math.ceil(commandTimeoutMs) + CLIENT_TIMEOUT_MARGIN_MS,
-  };
+  return { ...settings, pool, queryTimeoutMs: Math.ceil(commandTimeoutMs) + CLIENT_TIMEOUT_MARGIN_MS };
 }
 
 /** mysql2's TLS options (Node's, plus `verifyIdentity`) from `?ssl=` and the `tls` option. */
@@ -88,12 +73,10 @@ type MySQLTls = ConnectionOptions & { verifyIdentity?: boolean };
  * a client certificate) apply on top, and `tls` alone means `verify-full`.
  */
 function ssl(mode: MySQLSslMode, tls: boolean | ConnectionOptions | undefined): MySQLTls | undefined {
-  if (tls === false) return undefined;
-  const extra = typeof tls === 'object' && tls !== null ? tls : {};
-  const effective = mode === 'disable' && tls !== undefined ? 'verify-full' : mode;
-  switch (effective) {
-    case 'disable':
-      return undefined;
+  const effective = effectiveTls(mode, tls);
+  if (effective === undefined) return undefined;
+  const { extra } = effective;
+  switch (effective.mode) {
     case 'require':
       return { rejectUnauthorized: false, ...extra };
     case 'verify-ca':

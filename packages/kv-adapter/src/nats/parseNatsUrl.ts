@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.js';
+import { parseHostPort, splitHostList } from '../backend/hostList.js';
 
 /** One NATS server's client address. */
 export interface NatsEndpoint {
@@ -61,16 +62,9 @@ export function parseNatsUrl(url: string): ParsedNatsUrl {
     rest = rest.slice(0, q);
   }
   if (rest.includes('#')) return fail('no fragment is accepted');
-  let auth: string | undefined;
-  const at = rest.lastIndexOf('@', rest.indexOf('/') === -1 ? undefined : rest.indexOf('/'));
-  if (at !== -1) {
-    auth = rest.slice(0, at);
-    rest = rest.slice(at + 1);
-  }
-  const slash = rest.indexOf('/');
-  const hosts = slash === -1 ? rest : rest.slice(0, slash);
-  const path = slash === -1 ? '' : rest.slice(slash + 1).replace(/\/+$/, '');
-  const servers = hosts.split(',').map((entry) => parseEndpoint(entry.trim(), fail));
+  const { auth, hosts, path: rawPath } = splitHostList(rest);
+  const path = rawPath.replace(/\/+$/, '');
+  const servers = hosts.split(',').map((entry) => parseHostPort(entry.trim(), DEFAULT_PORT, fail));
   if (path !== '' && !BUCKET.test(path)) fail(`the bucket ${JSON.stringify(path)} may hold only letters, digits, \`-\` and \`_\``);
   let replicas: number | undefined;
   for (const [name, value] of new URLSearchParams(query)) {
@@ -99,15 +93,6 @@ export function parseNatsUrl(url: string): ParsedNatsUrl {
     ...(path !== '' && { bucket: path }),
     ...(replicas !== undefined && { replicas }),
   };
-}
-
-function parseEndpoint(entry: string, fail: (why: string) => never): NatsEndpoint {
-  if (entry === '') return fail('an empty host');
-  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]/@]+)(?::(\d+))?$/.exec(entry);
-  if (!m) return fail(`cannot read the address ${JSON.stringify(entry)}`);
-  const port = m[2] === undefined ? DEFAULT_PORT : Number(m[2]);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) fail(`port ${m[2]} is out of range`);
-  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
 /**

@@ -1,14 +1,15 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { Client, Pool, QueryResult } from 'pg';
-import { abortReason, sleep, type Clock, type Timer } from '../clock/Clock.js';
-import { ConfigError, InvalidValueError, KVClosedError, StoreAccessError, StoreUnavailableError, ValueTooLargeError } from '../errors.js';
+import { abortReason, type Clock } from '../clock/Clock.js';
+import { ValueTooLargeError } from '../errors.js';
 import type { CompareAndSetOptions, CompareAndSetResult, KV, KVCapabilities, KVLimits, KVOperationOptions, SetOptions } from '../KV.js';
 import type { Logger } from '../logger.js';
-import { raceSignal, withDeadline } from '../util/deadline.js';
 import { loadDriver } from '../backend/loadDriver.js';
 import { ConnectBackOff } from '../backend/ConnectBackOff.js';
+import { DatabaseOperations, endPoolWithin } from '../backend/DatabaseOperations.js';
+import { checkStampedWrite, ttlArgument } from '../backend/stampedWrite.js';
 import { gatedClient } from './gatedClient.js';
-import { checkKey, checkRange, checkSize, checkValue } from '../validate.js';
+import { checkRange, checkSize, checkValue } from '../validate.js';
 import { mapPostgresError, sqlState } from './mapPostgresError.js';
 import { resolvePostgresSettings, type PostgresSettings } from './resolvePostgresSettings.js';
 import { render, statements, type Parameter, type Statement, type Statements } from './statements.js';
@@ -62,12 +63,6 @@ type Query = (statement: Statement, values: Parameter[]) => Promise<QueryResult>
 const CREATED_BY_ANOTHER = new Set(['23505', '42P07', '42710']);
 /** SQLSTATE of a table that does not exist. */
 const UNDEFINED_TABLE = '42P01';
-/** How often expired rows are deleted. */
-const SWEEP_INTERVAL_MS = 60_000;
-/** How long `connect` waits between two attempts. */
-const RETRY_MS = 100;
-/** The digits of a stamp (ms since the epoch) until the year 2286. */
-const STAMP_DIGITS = 13;
 
 /**
  * A {@link KV} on PostgreSQL, through node-postgres (`pg`, an optional peer dependency: install it
@@ -138,17 +133,23 @@ export class PostgresKV implements KV {
   #closed = false;
   #closing: Promise<void> | undefined;
   #creating: Promise<void> | undefined;
-  #sweepTimer: Timer | undefined;
-  /** Whether the last operation reached the store: a loss and a recovery are logged once each. */
-  #reachable = true;
-  /** Spaces out new connections while the server does not answer (see {@link gatedClient}). */
-  readonly #backOff: ConnectBackOff;
+  readonly #operations: DatabaseOperations;
 
+  /** `backOff` spaces out new connections while the server does not answer (see {@link gatedClient}). */
   private constructor(settings: PostgresSettings, pool: Pool, backOff: ConnectBackOff) {
     this.#settings = settings;
     this.#pool = pool;
-    this.#backOff = backOff;
     this.table = settings.table;
+    this.#operations = new DatabaseOperations({
+      ...settings,
+      backend: this.name,
+      store: 'postgres',
+      backOff,
+      closed: () => this.#closed,
+      tableMissing: (error) => sqlState(error) === UNDEFINED_TABLE,
+      ensureTable: () => this.#ensureTable(),
+      mapError: mapPostgresError,
+    });
     this.#sql = statements(settings.table);
     const ms = Math.ceil(settings.commandTimeoutMs);
     // `transaction_read_only = off` fails on a standby in recovery: every operation, reads too, is
@@ -180,12 +181,12 @@ export class PostgresKV implements KV {
     const backOff = new ConnectBackOff({ clock: settings.clock });
     const kv = new PostgresKV(settings, new PoolClass({ ...settings.pool, Client: gatedClient(ClientClass, backOff) }), backOff);
     try {
-      await kv.#waitUntilReady(signal);
+      await kv.#operations.waitUntilReady(() => kv.#ensureTable(), signal, (_, mapped) => mapped.message.replace(/^kv: store unavailable: connect: /, ''));
     } catch (error) {
       await kv.#destroy();
       throw error;
     }
-    kv.#scheduleSweep();
+    kv.#operations.scheduleSweep(() => kv.#query(kv.#sql.sweep, []));
     return kv;
   }
 
@@ -259,16 +260,7 @@ export class PostgresKV implements KV {
   compareAndSet(key: string, expected: string | null, value: string, options?: CompareAndSetOptions): Promise<CompareAndSetResult> {
     return this.#op('compareAndSet', key, options, async (q) => {
       const { limits } = this.#settings;
-      checkValue(key, value, limits);
-      if (expected !== null && typeof expected !== 'string') {
-        throw new InvalidValueError(key, `expected \`expected\` to be a string or null, got ${typeof expected}`);
-      }
-      const token = options?.stampToken ?? '';
-      if (typeof token !== 'string') throw new ConfigError('stampToken', token, 'Expected `stampToken` to be a string');
-      const parts = token === '' ? [value] : value.split(token);
-      const stampedBytes = Buffer.byteLength(value) + (parts.length - 1) * (STAMP_DIGITS - Buffer.byteLength(token));
-      if (stampedBytes > limits.maxValueBytes) throw new ValueTooLargeError(key, stampedBytes, limits.maxValueBytes);
-      const ttl = ttlArgument(options?.ttlMs);
+      const { token, parts, ttl } = checkStampedWrite(key, expected, value, options, limits);
       const values: Parameter[] = [key, parts.map((part) => Buffer.from(part)), ttl];
       const statement = expected === null ? this.#sql.casAbsent : options?.prefix ? this.#sql.casPrefix : this.#sql.casEqual;
       if (expected !== null) values.push(Buffer.from(expected));
@@ -301,21 +293,9 @@ export class PostgresKV implements KV {
 
   async #destroy(): Promise<void> {
     this.#closed = true;
-    this.#sweepTimer?.cancel();
+    this.#operations.stopSweeps();
     const { clock, commandTimeoutMs } = this.#settings;
-    let timer: Timer | undefined;
-    try {
-      await Promise.race([
-        this.#pool.end(),
-        new Promise<void>((resolve) => {
-          timer = clock.setTimer(resolve, commandTimeoutMs * 2);
-        }),
-      ]);
-    } catch {
-      // Already ended.
-    } finally {
-      timer?.cancel();
-    }
+    await endPoolWithin(clock, commandTimeoutMs * 2, () => this.#pool.end());
   }
 
   /**
@@ -365,91 +345,7 @@ export class PostgresKV implements KV {
     return this.#creating;
   }
 
-  async #waitUntilReady(signal: AbortSignal | undefined): Promise<void> {
-    const { clock, connectTimeoutMs, target } = this.#settings;
-    const started = clock.now();
-    for (;;) {
-      if (signal?.aborted) throw abortReason(signal);
-      try {
-        await raceSignal(this.#ensureTable(), signal);
-        return;
-      } catch (error) {
-        if (signal?.aborted) throw abortReason(signal);
-        const mapped = mapPostgresError(error, { backend: this.name, operation: 'connect', closed: false });
-        if (!StoreUnavailableError.is(mapped)) throw StoreAccessError.is(mapped) ? new StoreAccessError(`${target}: ${detail(mapped)}`, { cause: error }) : mapped;
-        if (clock.now() - started + RETRY_MS >= connectTimeoutMs) {
-          const why = StoreUnavailableError.is(mapped) ? mapped.message.replace(/^kv: store unavailable: connect: /, '') : String(error);
-          throw new StoreUnavailableError(`${target}: not ready within ${connectTimeoutMs} ms: ${why}`, { cause: error });
-        }
-        await sleep(clock, RETRY_MS, signal);
-      }
-    }
-  }
-
-  #scheduleSweep(): void {
-    if (this.#closed) return;
-    this.#sweepTimer = this.#settings.clock.setTimer(() => {
-      this.#query(this.#sql.sweep, [])
-        .catch((error: unknown) => this.#settings.logger.debug({ store: this.#settings.target, error: String(error) }, 'postgres: sweep of expired keys failed'))
-        .finally(() => this.#scheduleSweep());
-    }, SWEEP_INTERVAL_MS);
-  }
-
   #op<T>(operation: string, key: string | undefined, options: KVOperationOptions | undefined, run: (query: Query) => Promise<T>): Promise<T> {
-    if (this.#closed) return Promise.reject(new KVClosedError(this.name));
-    const signal = options?.signal;
-    if (signal?.aborted) return Promise.reject(abortReason(signal));
-    const { clock, commandTimeoutMs } = this.#settings;
-    const work = async (deadline: AbortSignal): Promise<T> => {
-      if (key !== undefined) checkKey(key, this.#settings.limits);
-      const query: Query = (statement, values) => this.#query(statement, values, deadline);
-      try {
-        try {
-          return await run(query);
-        } catch (error) {
-          // The table is gone (dropped, or the database restored without it): create it, try once more.
-          if (sqlState(error) !== UNDEFINED_TABLE || this.#closed) throw error;
-          this.#settings.logger.warn({ store: this.#settings.target, table: this.table }, 'postgres: the table is missing; creating it again');
-          await this.#ensureTable();
-          return await run(query);
-        }
-      } catch (error) {
-        throw mapPostgresError(error, { backend: this.name, operation, closed: this.#closed });
-      }
-    };
-    const bounded = withDeadline(clock, commandTimeoutMs, `postgres ${operation}`, work).then(
-      (result) => {
-        this.#noteReachable(true);
-        return result;
-      },
-      (error: unknown) => {
-        if (StoreUnavailableError.is(error)) this.#noteReachable(false, error);
-        throw error;
-      },
-    );
-    return raceSignal(bounded, signal);
+    return this.#operations.run(operation, key, options, (deadline) => run((statement, values) => this.#query(statement, values, deadline)));
   }
-
-  #noteReachable(reachable: boolean, error?: StoreUnavailableError): void {
-    if (reachable) this.#backOff.succeeded();
-    else this.#backOff.failed();
-    if (reachable === this.#reachable || this.#closed) return;
-    this.#reachable = reachable;
-    const { logger, target } = this.#settings;
-    if (reachable) logger.info({ store: target }, 'postgres: store reachable again');
-    else logger.warn({ store: target, error: error?.message }, 'postgres: store unavailable');
-  }
-}
-
-/** A TTL in ms for the statements: a positive number, or null for none. */
-function ttlArgument(ttlMs: number | undefined): number | null {
-  if (ttlMs === undefined) return null;
-  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) {
-    throw new ConfigError('ttlMs', ttlMs, 'Expected `ttlMs` to be a positive number');
-  }
-  return Math.ceil(ttlMs);
-}
-
-function detail(error: unknown): string {
-  return error instanceof Error ? error.message.replace(/^kv: store refused access: /, '') : String(error);
 }
