@@ -3,9 +3,12 @@ import { fileURLToPath } from 'node:url';
 import { LocalEtcd, LocalMariaDB, LocalNats, LocalPostgres, LocalRedisCluster, type LocalRedisSentinel } from '@roster/testing';
 import {
   CUT_FAULTS,
+  defaultNodeCommand,
   formatReport,
+  INCONCLUSIVE_REASON,
   leaderOverlaps,
   leaderReports,
+  reportJson,
   resolveCheckOptions,
   runVerify,
   type FaultKind,
@@ -100,6 +103,9 @@ function expectSafeUnderCuts(result: VerifyResult): void {
   const report = formatReport(result);
   expect(result.report.ok, report).toBe(true);
   expect(result.crashes, report).toEqual([]);
+  // The cuts reached the store's connections, so the run proved something: PASSED, not INCONCLUSIVE.
+  expect(result.verdict, report).toBe('passed');
+  expect(result.cuts.some((c) => c.storeConnections > 0), report).toBe(true);
   const kinds = new Set(result.history.faults.map((f) => f.kind));
   for (const cut of CUT_FAULTS) expect(kinds, `${cut} was not injected\n${report}`).toContain(cut);
   // The situation the test is for: a cut leader that stopped calling itself leader, then another that took over.
@@ -201,5 +207,45 @@ describe('roster verify catches broken implementations run as real processes', (
     expect(stdout).toMatch(/two-leaders at [\d.]+ ms: node-\d reported leader/);
     // With the lines around it: the two `role leader` lines.
     expect(stdout.match(/ms {2}node-\d {2}role leader/g)?.length ?? 0, stdout).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('roster verify says INCONCLUSIVE when no network cut reached a store connection', () => {
+  // The routing switched off: each node started with ROSTER_VERIFY_GATEWAY empty, so its
+  // connections (to the store and to the register) go direct and the cuts reach nothing, as with a
+  // TLS store. The checker finds nothing wrong, and that proves nothing. Seed 5, 6 s, I = 100 ms:
+  // one cut of the leader from about 2 s, for 0.7 to 1.2 s. (A leader that a `cut-silent` did not
+  // reach is not replaced: with the default failover bound T + 2I, shorter than the cut, that is a
+  // `failover` violation, FAILED; the runs of this file widen the bound, as `cutRun` does, and a
+  // `flap` is not judged by `failover`: those are the runs that said PASSED.)
+  const unrouted = ['/usr/bin/env', 'ROSTER_VERIFY_GATEWAY=', ...defaultNodeCommand()];
+
+  it.concurrent('runVerify: verdict inconclusive, ok false, each cut with no store connection; the report and --json say why', async () => {
+    const check = { failoverBoundMs: 500 + 2 * 100 + SLACK, recoveryBoundMs: 2 * 500 + 6 * 100 + SLACK };
+    const result = await twoAtATime(() =>
+      runVerify({ store: redis.url, durationMs: 6000, seed: 5, intervalMs: 100, timeoutMs: 500, kinds: ['cut-silent'], leaderShare: 1, roundTripSamples: 10, command: unrouted, check }),
+    );
+    const report = formatReport(result);
+    // The situation: a cut was made, on a leader, and it reached nothing; the checker passed.
+    expect(result.history.faults.map((f) => f.kind), report).toContain('cut-silent');
+    expect(result.cuts.length, report).toBeGreaterThan(0);
+    expect(result.cuts.every((c) => c.storeConnections === 0), report).toBe(true);
+    expect(result.report.ok, report).toBe(true);
+    expect(result.crashes, report).toEqual([]);
+    // The verdict.
+    expect(result.verdict).toBe('inconclusive');
+    expect(result.ok).toBe(false);
+    expect(report).toMatch(/^roster verify: INCONCLUSIVE \(no network cut reached a store connection: the cuts proved nothing\)\n/);
+    expect(report).toContain('network cuts reached no connection to the store (cut-silent at');
+    expect(JSON.parse(JSON.stringify(reportJson(result)))).toMatchObject({ ok: false, verdict: 'inconclusive', reason: INCONCLUSIVE_REASON, cuts: [{ kind: 'cut-silent', storeConnections: 0 }] });
+  });
+
+  it.concurrent('roster verify: exit code 5 and the verdict on the first line', async () => {
+    const { exit, stdout } = await twoAtATime(() =>
+      runRoster(['verify', '--store', redis.url, '--duration', '6', '--seed', '5', '--faults', 'flap', '--interval', '100', '--timeout', '500', '--command', unrouted.join(' ')], 60_000),
+    );
+    expect(stdout).toMatch(/^roster verify: INCONCLUSIVE \(no network cut reached a store connection: the cuts proved nothing\)\n/);
+    expect(stdout).toContain('Violations: none');
+    expect(exit.code, stdout).toBe(5);
   });
 });

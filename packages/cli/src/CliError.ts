@@ -13,6 +13,11 @@ export const ExitCode = Object.freeze({
    * vanished, or its deadline passed); a supervisor should restart it.
    */
   lostPrimary: 4,
+  /**
+   * `roster verify`: no violation, but the run was to cut the nodes' links to the store and no cut
+   * reached a store connection (the store reached another way, e.g. over TLS): the cuts proved nothing.
+   */
+  inconclusive: 5,
   /** A second SIGINT while stopping: exited at once (128 + 2). */
   interruptedSigint: 130,
   /** A second SIGTERM while stopping: exited at once (128 + 15). */

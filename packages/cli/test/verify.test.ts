@@ -10,6 +10,7 @@ describe('roster verify', () => {
     expect(io.out).toMatch(/^Usage: roster verify \[--store URL \| --store-file PATH\] \[options\]/);
     expect(io.out).toContain('roster-verify-');
     expect(io.out).toMatch(/1 {2}a violation/);
+    expect(io.out).toMatch(/5 {2}inconclusive: no violation, but no network cut reached a connection to the store/);
   });
 
   it.each([

@@ -28,9 +28,9 @@ export { operationBudget, commandsPerInterval, BASE_COMMANDS, COMMANDS_PER_MEMBE
 export { leaderReports, type LeaderReport, type Point } from './checker/internal/reports.js';
 
 // The nemesis and the runner (`roster verify`): real nodes, real faults, then the checker.
-export { runVerify, type VerifyOptions, type VerifyProgress, type VerifyResult } from './runVerify.js';
+export { runVerify, type CutReach, type Verdict, type VerifyOptions, type VerifyProgress, type VerifyResult } from './runVerify.js';
 export { VerifyError } from './VerifyError.js';
-export { formatReport, reportJson, type ReportContext } from './report/formatReport.js';
+export { formatReport, reportJson, INCONCLUSIVE_REASON, type ReportContext } from './report/formatReport.js';
 export {
   buildSchedule,
   warmupMs,

@@ -20,7 +20,7 @@ import { FaultProxy } from './nemesis/FaultProxy.js';
 import { FencedRegister } from './nemesis/FencedRegister.js';
 import { defaultNodeCommand, expandCommand, NodeSlot } from './nemesis/NodeLauncher.js';
 import { adviseTiming, RoundTripSampler, type RoundTripStats, type TimingAdvice } from './nemesis/RoundTrip.js';
-import { buildSchedule, LINK_FAULTS, PROCESS_FAULTS, STORE_FAULTS, type FaultKind, type PlannedFault } from './nemesis/Schedule.js';
+import { buildSchedule, CUT_FAULTS, LINK_FAULTS, PROCESS_FAULTS, STORE_FAULTS, type FaultKind, type PlannedFault } from './nemesis/Schedule.js';
 import type { StoreControl } from './nemesis/StoreControl.js';
 import { VerifyError } from './VerifyError.js';
 
@@ -82,10 +82,32 @@ export interface VerifyProgress {
   readonly leader?: string;
 }
 
+/**
+ * A run's verdict: `passed`; `failed` (a violation, or a node process that exited by itself); or
+ * `inconclusive`: the run found nothing wrong, but it was to cut the nodes' links and no cut
+ * reached a connection to the store, so the cuts proved nothing (the store reached another way,
+ * e.g. over TLS, or the nodes' connections not routed through their links).
+ */
+export type Verdict = 'passed' | 'failed' | 'inconclusive';
+
+/** One network cut of a run (`cut-silent`, `cut-reset`, `drop-replies`, `flap`) and what it reached. */
+export interface CutReach {
+  readonly fault: FaultWindow;
+  /**
+   * How many connections of the node to the store it reached: the connections through the node's
+   * link, other than to the run's fenced register (see `FaultProxy.cuts`). 0: the cut proved nothing.
+   */
+  readonly storeConnections: number;
+}
+
 /** What a run found. */
 export interface VerifyResult {
-  /** True when the check found no violation and no node process exited by itself. */
+  /** True when the verdict is `passed`: no violation, no node process exited by itself, and the cuts reached the store. */
   readonly ok: boolean;
+  /** See {@link Verdict}; a violation or a crash makes it `failed` whatever the cuts reached. */
+  readonly verdict: Verdict;
+  /** Each network cut injected, with the store connections it reached (see {@link CutReach}). */
+  readonly cuts: readonly CutReach[];
   readonly report: CheckReport;
   readonly history: History;
   readonly seed: number;
@@ -226,6 +248,8 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
 
     // 4. The nemesis.
     const faults: FaultWindow[] = [];
+    const cuts: CutReach[] = [];
+    const registerPort = Number(new URL(register.url).port);
     const skipped: PlannedFault[] = [];
     const during = new RoundTripSampler(kv, namespace.key('verify/round-trip'), 2000);
     const leaderNow = (): string | undefined => slots.find((s) => s.alive && lastRole.get(s.id) === 'leader')?.id;
@@ -266,8 +290,11 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
         const from = now();
         open = { kind: planned.kind, target: target === 'store' ? 'store' : target.id, from, to: from };
         progress('running');
+        const cutLink = target !== 'store' && (CUT_FAULTS as readonly FaultKind[]).includes(planned.kind) ? target.link : undefined;
+        const cutsBefore = cutLink ? storeCuts(cutLink, registerPort) : 0;
         const to = await inject(planned, target, control, now, options.signal);
         faults.push({ ...open, to });
+        if (cutLink) cuts.push({ fault: { ...open, to }, storeConnections: storeCuts(cutLink, registerPort) - cutsBefore });
         open = undefined;
         progress('running');
       }
@@ -307,8 +334,13 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     } catch (error) {
       cleanup = { deleted: 0, error: error instanceof Error ? error.message : String(error) };
     }
+    // Cuts were planned and none reached the store: nothing wrong was found, and nothing was proved.
+    const cutsPlanned = schedule.some((p) => (CUT_FAULTS as readonly FaultKind[]).includes(p.kind));
+    const verdict: Verdict = !checked.ok || crashes.length > 0 ? 'failed' : cutsPlanned && !cuts.some((c) => c.storeConnections > 0) ? 'inconclusive' : 'passed';
     return {
-      ok: checked.ok && crashes.length === 0,
+      ok: verdict === 'passed',
+      verdict,
+      cuts,
       report: checked,
       history,
       seed,
@@ -329,6 +361,21 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     await closeAll(resources.reverse());
     await kv.close().catch(() => undefined);
   }
+}
+
+/**
+ * How many times `link`'s faults reached a connection to the store so far: every destination but
+ * the run's register (on the loopback interface at `registerPort`).
+ */
+function storeCuts(link: FaultProxy, registerPort: number): number {
+  let total = 0;
+  for (const [destination, count] of link.cuts) {
+    const colon = destination.lastIndexOf(':');
+    const host = destination.slice(0, colon).replace(/^\[|\]$/g, '');
+    const isRegister = Number(destination.slice(colon + 1)) === registerPort && ['127.0.0.1', 'localhost', '::1'].includes(host);
+    if (!isRegister) total += count;
+  }
+  return total;
 }
 
 /** The node a planned fault hits now: the leader, a live follower, or the store; `undefined` when there is none. */

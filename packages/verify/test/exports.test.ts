@@ -8,6 +8,7 @@ describe('the public API of @roster/verify', () => {
       expect.arrayContaining([
         'BASE_COMMANDS',
         'COMMANDS_PER_MEMBER',
+        'INCONCLUSIVE_REASON',
         'InvalidHistoryError',
         'RULES',
         'RULE_NAMES',

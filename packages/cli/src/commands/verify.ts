@@ -61,6 +61,8 @@ Exit codes:
   1  a violation (the report names the rule and prints the lines around it), or a node
      process that exited by itself (a crash: the report shows its error)
   2  bad arguments, or the store unreachable
+  5  inconclusive: no violation, but no network cut reached a connection to the store (e.g.
+     a TLS store, whose connections go direct), so the cuts proved nothing
 
 Examples:
   roster verify ${n('store')} redis://127.0.0.1:6379
@@ -114,7 +116,7 @@ export const verifyCommand: Command = {
       const replay = `roster verify ${n('store')} ${store.display} ${n('durationS')} ${values.durationS} ${n('nodes')} ${values.nodes} ${n('seed')} ${result.seed} ${n('intervalMs')} ${result.timing.intervalMs} ${n('timeoutMs')} ${result.timing.timeoutMs} ${n('renewDeadlineMs')} ${result.timing.renewDeadlineMs}${faults}`;
       io.stdout.write(formatReport(result, { store: store.display, replay }).replaceAll(store.url, store.display));
     }
-    return result.ok ? ExitCode.ok : ExitCode.failure;
+    return result.verdict === 'passed' ? ExitCode.ok : result.verdict === 'inconclusive' ? ExitCode.inconclusive : ExitCode.failure;
   },
 };
 

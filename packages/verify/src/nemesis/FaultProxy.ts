@@ -13,6 +13,10 @@
  * | `drop-replies` | what the node sends arrives; every reply is lost, and the connections that lost one are reset when the link opens again (their byte stream is broken) |
  *
  * A flapping link ({@link FaultProxy.flap}) goes silent and open again every `periodMs / 2`.
+ *
+ * The link counts the connections its faults reached, by destination ({@link FaultProxy.cuts}): a
+ * cut that reached none of the connections to the store proved nothing (the store was reached
+ * another way, e.g. over TLS, or the node's connections were not routed at all).
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
@@ -61,6 +65,7 @@ export class FaultProxy {
   #delayMs = 0;
   #flapTimer: NodeJS.Timeout | undefined;
   #accepted = 0;
+  readonly #cuts = new Map<string, number>();
   #closed = false;
 
   private constructor(server: Server) {
@@ -93,6 +98,17 @@ export class FaultProxy {
   /** Connections open now. */
   get open(): number {
     return this.#pairs.size;
+  }
+
+  /**
+   * How many times a fault of this link (any mode but `open`) reached a connection, by the
+   * connection's destination (`host:port`, as the node's process named it): each connection open
+   * when the link leaves `open` (each silent phase of a flap too), and each one whose destination
+   * is read while the link is not open. A connection reset before it named its destination is not
+   * counted. Latency is no cut and is not counted.
+   */
+  get cuts(): ReadonlyMap<string, number> {
+    return this.#cuts;
   }
 
   /** The link's mode now. */
@@ -145,6 +161,7 @@ export class FaultProxy {
   #apply(mode: LinkMode): void {
     const before = this.#mode;
     this.#mode = mode;
+    if (before === 'open' && mode !== 'open') for (const pair of this.#pairs) this.#countCut(pair);
     if (mode === 'reset') {
       for (const pair of [...this.#pairs]) this.#end(pair, true);
       return;
@@ -190,6 +207,7 @@ export class FaultProxy {
           return;
         }
         pair.destination = `${match[1]!}:${match[2]!}`;
+        if (this.#mode !== 'open') this.#countCut(pair);
         const rest = header.subarray(newline + 1);
         if (rest.length > 0) pair.held.up.push(rest);
         if (this.#mode === 'open' || this.#mode === 'drop-replies') this.#connectUpstream(pair);
@@ -210,6 +228,10 @@ export class FaultProxy {
     upstream.on('close', () => this.#end(pair, false));
     upstream.on('data', (chunk: Buffer) => this.#send(pair, 'down', chunk));
     upstream.on('connect', () => this.#flush(pair, 'up'));
+  }
+
+  #countCut(pair: Pair): void {
+    if (pair.destination !== undefined) this.#cuts.set(pair.destination, (this.#cuts.get(pair.destination) ?? 0) + 1);
   }
 
   /** Passes `chunk` on in `direction`, holds it, or drops it, as the mode says. */

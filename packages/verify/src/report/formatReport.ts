@@ -5,6 +5,9 @@ import type { FaultOutcome } from '../checker/faultOutcomes.js';
 import type { RoundTripStats } from '../nemesis/RoundTrip.js';
 import type { VerifyResult } from '../runVerify.js';
 
+/** Why a run is `inconclusive` (see `Verdict`), as the report and `--json` say it. */
+export const INCONCLUSIVE_REASON = 'no network cut reached a store connection: the cuts proved nothing';
+
 /** What {@link formatReport} needs to say besides the result. */
 export interface ReportContext {
   /** The store as it may be shown (its password hidden). */
@@ -25,8 +28,10 @@ export function formatReport(result: VerifyResult, context: ReportContext = {}):
   const failures = [
     ...(report.violations.length > 0 ? [`${report.violations.length} violation${report.violations.length === 1 ? '' : 's'}: ${[...new Set(report.violations.map((v) => v.rule))].join(', ')}`] : []),
     ...(result.crashes.length > 0 ? [`${result.crashes.length} node process${result.crashes.length === 1 ? '' : 'es'} crashed`] : []),
+    // A leader a cut did not reach is not replaced (a `failover` violation): say why.
+    ...(result.cuts.length > 0 && result.cuts.every((c) => c.storeConnections === 0) ? ['no network cut reached a store connection'] : []),
   ];
-  const verdict = result.ok ? 'PASSED' : `FAILED (${failures.join('; ')})`;
+  const verdict = result.verdict === 'passed' ? 'PASSED' : result.verdict === 'inconclusive' ? `INCONCLUSIVE (${INCONCLUSIVE_REASON})` : `FAILED (${failures.join('; ')})`;
   lines.push(`roster verify: ${verdict}`);
   lines.push(
     `  seed ${result.seed}, ${history.nodes.length} nodes, nemesis ${seconds(history.end)}, whole run ${seconds(result.elapsedMs)}${context.store ? `, store ${context.store}` : ''}`,
@@ -48,6 +53,10 @@ export function formatReport(result: VerifyResult, context: ReportContext = {}):
     lines.push('  (target*: it led when the fault began; self-fence: it stops reporting leader; failover: another node reports leader,');
     lines.push('   both from the fault’s start, shown when within the fault and T + 2I after it;');
     lines.push('   recovery: from its end until every live node follows one leader with every member; -: did not apply or did not happen)');
+  }
+  const unreached = result.cuts.filter((c) => c.storeConnections === 0);
+  if (result.cuts.length > 0 && unreached.length > 0) {
+    lines.push(`  note: ${unreached.length} of ${result.cuts.length} network cuts reached no connection to the store (${unreached.map((c) => `${c.fault.kind} at ${seconds(c.fault.from)}`).join(', ')})`);
   }
   if (result.tlsNotCut) lines.push('  note: the store URL uses TLS; the nodes’ connections went direct, so the link faults did not cut them');
   lines.push('');
@@ -94,6 +103,9 @@ export function formatReport(result: VerifyResult, context: ReportContext = {}):
 export function reportJson(result: VerifyResult): object {
   return {
     ok: result.ok,
+    verdict: result.verdict,
+    ...(result.verdict === 'inconclusive' && { reason: INCONCLUSIVE_REASON }),
+    cuts: result.cuts.map((c) => ({ kind: c.fault.kind, target: c.fault.target, from: c.fault.from, to: c.fault.to, storeConnections: c.storeConnections })),
     seed: result.seed,
     group: result.group,
     env: result.env,

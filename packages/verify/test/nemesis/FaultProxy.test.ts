@@ -120,4 +120,34 @@ describe('a node’s link (FaultProxy)', () => {
     link.setMode('open');
     expect(link.mode).toBe('open');
   });
+
+  it('counts, by destination, the connections its faults reached: open when it left `open`, or made while not open; latency is no cut', async () => {
+    const destination = `127.0.0.1:${(server.address() as { port: number }).port}`;
+    const c = client();
+    c.socket.write('a');
+    await until(() => c.got() === 'a');
+    link.setLatency(20);
+    expect(link.cuts.size).toBe(0);
+    link.setLatency(0);
+    link.setMode('silent');
+    expect(link.cuts.get(destination)).toBe(1);
+    // A connection made while the link is silent is reached once it names its destination.
+    client();
+    await until(() => link.cuts.get(destination) === 2);
+    link.setMode('open');
+    link.setMode('reset');
+    // Both connections were open when it left `open` again, and were reset.
+    expect(link.cuts.get(destination)).toBe(4);
+    expect(await c.closed).toBe('ECONNRESET');
+    expect([...link.cuts.keys()]).toEqual([destination]);
+  });
+
+  it('a link that carried no connection counts no cut, whatever its faults', async () => {
+    link.setMode('silent');
+    link.setMode('reset');
+    link.flap(20);
+    await sleep(50);
+    link.setMode('open');
+    expect(link.cuts.size).toBe(0);
+  });
 });
