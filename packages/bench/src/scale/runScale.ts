@@ -46,12 +46,19 @@ export interface ScaleResult extends ScaleCase {
   /** The leader process's CPU over the window, in % of one core, and µs per member per interval. */
   readonly leaderCpuPercent: number;
   readonly leaderCpuUsPerMemberInterval: number;
+  /** The CPU of every process but the leader's over the window, in % of one core (the machine has its cores for all of them). */
+  readonly membersCpuPercent?: number;
   /** The worst 99th percentile of the event-loop delay of any process over the window, in ms. */
   readonly lagP99Ms: number;
   /** SIGKILL of the leader process until a member reports leading; null when none did. */
   readonly failoverMs: number | null;
-  /** …until every surviving member follows that new leader (at the workers' report resolution). */
+  /**
+   * …until every surviving member follows that new leader: the latest time a member began to follow
+   * it, as the member's own `leader` update was emitted (not the workers' report period).
+   */
   readonly allFollowMs: number | null;
+  /** …until half the surviving members follow it (the median of the workers' medians). */
+  readonly halfFollowMs?: number | null;
   /**
    * Member lists the nodes took in from the spawn of the workers until convergence (or the limit):
    * built from a list step, or read whole.
@@ -151,7 +158,7 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
   const standbys = Math.min(STANDBYS, c.members - 1);
   const nWorkers = Math.ceil((c.members - 1 - standbys) / options.perWorker);
   const base = { ...c, workers: nWorkers, convergeLimitMs: options.convergeLimitMs, windowMs: options.windowMs };
-  const empty = { convergeMs: null, commandsPerMemberInterval: Number.NaN, sentByOperation: {}, redisCallsPerMemberInterval: Number.NaN, lagP99Ms: Number.NaN, commandsByName: {}, bytesOutPerMemberInterval: Number.NaN, bytesInPerMemberInterval: Number.NaN, bytesOutPerSecond: Number.NaN, leaderCpuPercent: Number.NaN, leaderCpuUsPerMemberInterval: Number.NaN, failoverMs: null, allFollowMs: null, unforcedElections: 0 };
+  const empty = { convergeMs: null, commandsPerMemberInterval: Number.NaN, sentByOperation: {}, redisCallsPerMemberInterval: Number.NaN, lagP99Ms: Number.NaN, commandsByName: {}, bytesOutPerMemberInterval: Number.NaN, bytesInPerMemberInterval: Number.NaN, bytesOutPerSecond: Number.NaN, leaderCpuPercent: Number.NaN, leaderCpuUsPerMemberInterval: Number.NaN, membersCpuPercent: Number.NaN, failoverMs: null, allFollowMs: null, unforcedElections: 0 };
   try {
     const leader = startWorker(options, c, group, 'lead0', 1, reportEvery, false);
     procs.push(leader);
@@ -168,7 +175,15 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
     }
     const converged = (leaderOf: string, n: number, among: readonly Proc[]): boolean =>
       among.every((p) => p.last !== undefined && p.last.started === p.count && p.last.following[leaderOf] === p.count && p.last.minMembers === n && p.last.maxMembers === n);
-    const ok = await waitFor(() => converged(leaderId, c.members, procs), options.convergeLimitMs);
+    // Every T until converged: where the members are (started, listed by the leader, seeing the whole list).
+    const joining = setInterval(() => {
+      const started = procs.reduce((n, p) => n + (p.last?.started ?? 0), 0);
+      const listed = leader.last?.maxMembers ?? 0;
+      const seeing = procs.reduce((n, p) => n + (p.last !== undefined && p.last.minMembers === c.members ? p.count : 0), 0);
+      const lag = Math.max(...procs.map((p) => p.last?.lagMaxMs ?? 0));
+      progress(`    +${((Date.now() - spawnedAt) / 1000).toFixed(1)} s: ${started} started, the leader lists ${listed}, ${seeing} in workers whose every member sees all ${c.members}; event-loop delay max ${Math.round(lag)} ms`);
+    }, c.timeoutMs);
+    const ok = await waitFor(() => converged(leaderId, c.members, procs), options.convergeLimitMs).finally(() => clearInterval(joining));
     const convergeMs = ok ? Math.max(...procs.map((p) => p.last!.t)) - spawnedAt : null;
     const stat = (name: string): number => procs.reduce((n, p) => n + (p.last?.stats[name] ?? 0), 0);
     const listsTakenIn = { cached: stat('list.cached'), step: stat('list.step'), whole: stat('list.whole') };
@@ -176,6 +191,7 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
 
     // Cost over a steady window.
     const cpu0 = leader.last!.cpuMs;
+    const membersCpu0 = procs.slice(1).reduce((n, p) => n + p.last!.cpuMs, 0);
     const t0 = Date.now();
     const sent0 = procs.map((p) => ({ t: p.last!.t, sent: { ...p.last!.sent } }));
     const stats = options.serverCounters ? { read: options.serverCounters, close: () => undefined } : new RedisStatsReader(options.ports);
@@ -193,6 +209,7 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
     const sent1 = procs.map((p) => ({ t: p.last!.t, sent: { ...p.last!.sent } }));
     const t1 = Date.now();
     const cpu1 = leader.last!.cpuMs;
+    const membersCpu1 = procs.slice(1).reduce((n, p) => n + p.last!.cpuMs, 0);
     const d = difference(before, after);
     const elapsed = t1 - t0;
     const intervals = elapsed / c.intervalMs;
@@ -219,12 +236,14 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
       bytesOutPerSecond: server((d.outputBytes / elapsed) * 1000),
       leaderCpuPercent: ((cpu1 - cpu0) / elapsed) * 100,
       leaderCpuUsPerMemberInterval: ((cpu1 - cpu0) * 1000) / intervals / c.members,
+      membersCpuPercent: ((membersCpu1 - membersCpu0) / elapsed) * 100,
     };
-    progress(`    ${cost.commandsPerMemberInterval.toFixed(2)} commands sent (${Object.entries(sentByOperation).map(([op, n]) => `${op} ${n}`).join(', ')}; Redis counted ${cost.redisCallsPerMemberInterval.toFixed(2)} calls) and ${Math.round(cost.bytesOutPerMemberInterval)} bytes out per member per interval; leader CPU ${cost.leaderCpuPercent.toFixed(1)} %; event-loop delay p99 ≤ ${Math.round(lagP99Ms)} ms`);
+    progress(`    ${cost.commandsPerMemberInterval.toFixed(2)} commands sent (${Object.entries(sentByOperation).map(([op, n]) => `${op} ${n}`).join(', ')}; Redis counted ${cost.redisCallsPerMemberInterval.toFixed(2)} calls) and ${Math.round(cost.bytesOutPerMemberInterval)} bytes out per member per interval; leader CPU ${cost.leaderCpuPercent.toFixed(1)} %, the other members' processes ${cost.membersCpuPercent.toFixed(0)} % of one core; event-loop delay p99 ≤ ${Math.round(lagP99Ms)} ms`);
 
     // Failover with N members.
     let failoverMs: number | null = null;
     let allFollowMs: number | null = null;
+    let halfFollowMs: number | null = null;
     const unforcedElections = procs.slice(1).reduce((n, p) => n + p.leaderLines.length, 0);
     const stillLeads = leader.last?.leading.includes(leaderId) === true;
     const note = stillLeads
@@ -235,6 +254,8 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
     // Also when the group did not converge: the failover of a group under that load is a figure too.
     if (stillLeads) {
       const atKill = procs.slice(1).map((p) => ({ ...p.last?.stats }));
+      const sentAtKill = procs.slice(1).reduce((n, p) => n + Object.values(p.last?.sent ?? {}).reduce((a, b) => a + b, 0), 0);
+      const cpuAtKill = procs.slice(1).reduce((n, p) => n + (p.last?.cpuMs ?? 0), 0);
       const killedAt = Date.now();
       leader.tracked.child.kill('SIGKILL');
       await leader.tracked.exited;
@@ -262,7 +283,16 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
         const first = workers.flatMap((p) => p.leaderLines).filter((l) => l.t >= killedAt).sort((a, b) => a.t - b.t)[0]!;
         failoverMs = first.t - killedAt;
         const all = await waitFor(() => workers.every((p) => p.last !== undefined && p.last.t > first.t && p.last.following[first.id] === p.count), limit);
-        if (all) allFollowMs = Math.max(...workers.map((p) => p.last!.t)) - killedAt;
+        if (all) {
+          allFollowMs = Math.max(...workers.map((p) => p.last!.followSince[first.id]!.last)) - killedAt;
+          const medians = workers.map((p) => p.last!.followSince[first.id]!.median).sort((a, b) => a - b);
+          halfFollowMs = medians[Math.floor(medians.length / 2)]! - killedAt;
+          // What the members asked of the store, and their CPU, from the kill until all followed.
+          const span = Date.now() - killedAt;
+          const sentSince = procs.slice(1).reduce((n, p) => n + Object.values(p.last?.sent ?? {}).reduce((a, b) => a + b, 0), 0) - sentAtKill;
+          const cpuSince = procs.slice(1).reduce((n, p) => n + (p.last?.cpuMs ?? 0), 0) - cpuAtKill;
+          progress(`    from the kill until all followed (${span} ms): ${(sentSince / (c.members - 1) / (span / c.intervalMs)).toFixed(2)} commands per member per interval; the members' processes ${((cpuSince / span) * 100).toFixed(0)} % of one core`);
+        }
         else progress(`    not all follow ${first.id}: ${workers.map((p) => JSON.stringify(p.last?.following ?? {})).join(' ')}`);
       }
       clearInterval(timeline);
@@ -278,11 +308,11 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
         progress(`    store operations of ${first[0]?.id ?? 'the first member'}: ${first.map((l) => `+${l.t - killedAt} ${l.op} ${l.key} ${l.ms} ms ${l.outcome}`).join('; ')}`);
         progress(`    the first members of ${workers[0]!.roleLines[0]?.id.split('-')[0] ?? 'the first worker'}: ${changes.map((l) => `+${l.t - killedAt} ${l.id} ${l.role} (${l.reason})`).join('; ')}`);
       }
-      progress(`    failover ${failoverMs ?? '—'} ms, all follow after ${allFollowMs ?? '—'} ms`);
+      progress(`    failover ${failoverMs ?? '—'} ms, half follow after ${halfFollowMs ?? '—'} ms, all follow after ${allFollowMs ?? '—'} ms`);
     }
     const fullNote = stillLeads && failoverMs === null ? `no member reported leading within ${10 * c.timeoutMs + 10_000} ms of the kill` : note;
     if (fullNote) progress(`    note: ${fullNote}`);
-    return { ...base, ...cost, convergeMs, listsTakenIn, failoverMs, allFollowMs, unforcedElections, ...(fullNote && { note: fullNote }) };
+    return { ...base, ...cost, convergeMs, listsTakenIn, failoverMs, allFollowMs, halfFollowMs, unforcedElections, ...(fullNote && { note: fullNote }) };
   } catch (error) {
     progress(`  scale ${c.store} N=${c.members}: ${(error as Error).message}`);
     return { ...base, ...empty, error: (error as Error).message };

@@ -35,6 +35,12 @@ export interface WorkerStatus {
   /** The event loop's delay since the previous report, 99th percentile and maximum, in ms. */
   readonly lagP99Ms: number;
   readonly lagMaxMs: number;
+  /**
+   * Leader id → when this worker's nodes that follow (or are) it began to: the median and the
+   * latest of their `leader` updates' times (Date.now() in the worker as the update was emitted),
+   * so that "every member follows" is timed by the members themselves, not by the report period.
+   */
+  readonly followSince: Record<string, { readonly median: number; readonly last: number }>;
   /** The nodes' `stats` counters, summed over the worker's nodes. */
   readonly stats: Record<string, number>;
   /**
@@ -125,7 +131,12 @@ function traced(kv: KV, id: string): KV {
     return p;
   });
 }
+/** When each node's current leader became its leader (index as in `nodes`). */
+const followedAt: number[] = [];
 nodes.forEach((node, i) => {
+  node.on('leader', () => {
+    followedAt[i] = Date.now();
+  });
   node.on('role', (update) => {
     if (update.role === 'leader') process.stdout.write(`${JSON.stringify({ t: Date.now(), event: 'leader', id: node.id })}\n`);
     if (i < TRACED) process.stdout.write(`${JSON.stringify({ t: Date.now(), event: 'role', id: node.id, role: update.role, reason: update.reason })}\n`);
@@ -139,13 +150,15 @@ lag.enable();
 
 function report(): void {
   const following: Record<string, number> = {};
+  const since: Record<string, number[]> = {};
   const leading: string[] = [];
   const roles: Record<string, number> = {};
   let min = Number.POSITIVE_INFINITY;
   let max = 0;
-  for (const node of nodes) {
+  for (const [i, node] of nodes.entries()) {
     const leader = node.leader?.id;
     if (leader !== undefined) following[leader] = (following[leader] ?? 0) + 1;
+    if (leader !== undefined && followedAt[i] !== undefined) (since[leader] ??= []).push(followedAt[i]!);
     if (node.role === 'leader') leading.push(node.id);
     roles[node.role] = (roles[node.role] ?? 0) + 1;
     const seen = node.members.list.length;
@@ -158,7 +171,11 @@ function report(): void {
   const lagP99Ms = lag.count > 0 ? lag.percentile(99) / 1e6 : 0;
   const lagMaxMs = lag.count > 0 ? lag.max / 1e6 : 0;
   lag.reset();
-  const status: WorkerStatus = { t: Date.now(), event: 'status', count, started, following, leading, roles, minMembers: nodes.length ? min : 0, maxMembers: max, cpuMs: (cpu.user + cpu.system) / 1000, lagP99Ms, lagMaxMs, stats, sent: { ...sent }, warnings: { ...warnings } };
+  const followSince = Object.fromEntries(Object.entries(since).map(([id, ts]) => {
+    ts.sort((a, b) => a - b);
+    return [id, { median: ts[Math.floor(ts.length / 2)]!, last: ts.at(-1)! }];
+  }));
+  const status: WorkerStatus = { t: Date.now(), event: 'status', count, started, following, followSince, leading, roles, minMembers: nodes.length ? min : 0, maxMembers: max, cpuMs: (cpu.user + cpu.system) / 1000, lagP99Ms, lagMaxMs, stats, sent: { ...sent }, warnings: { ...warnings } };
   process.stdout.write(`${JSON.stringify(status)}\n`);
 }
 const ticker = setInterval(report, Number(values['report-every']));
