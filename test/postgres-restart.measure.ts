@@ -4,7 +4,10 @@
  * T = 500 ms: when one leader, followed by all, is back after the store's return (the bound is
  * T + 2I = 700 ms), and whether it is the old leader re-validating its lease or a new one.
  * `npx vitest run --config vitest.measure.config.ts postgres-restart` (from test/); prints one line
- * per run and a summary. Asserts only what must always hold: no two processes report `leader` at
+ * per run and a summary. PostgreSQL runs with `synchronous_commit = on` (its default: an immediate
+ * shutdown then loses no acknowledged write, as the protocol assumes; `ROSTER_ASYNC_COMMIT=1` for
+ * the tests' usual `off`, which loses the last few hundred ms of commits); `ROSTER_DEBUG=1` runs the
+ * nodes with `--verbose` and prints their candidates' steps (docs/faults.md, "PostgreSQL"). Asserts only what must always hold: no two processes report `leader` at
  * once, and one leader comes back (the bounds of the regular suite are in stores-postgres.test.ts).
  */
 import { LocalPostgres } from '@roster/testing';
@@ -17,12 +20,14 @@ const RUNS = Number(process.env.ROSTER_RUNS ?? 6);
 /** Longer than T, so that every node sees the store gone and the leader's lease lapses. */
 const DOWN_MS = Number(process.env.ROSTER_DOWN_MS ?? 1500);
 const WAIT = 15_000;
+/** `ROSTER_DEBUG=1`: the nodes log at debug level, and each slow run prints their candidates' steps after the return. */
+const DEBUG = process.env.ROSTER_DEBUG !== undefined;
 
 let server: LocalPostgres;
 const nodes: RosterNodeProcess[] = [];
 
 beforeAll(async () => {
-  server = await LocalPostgres.start();
+  server = await LocalPostgres.start(process.env.ROSTER_ASYNC_COMMIT ? {} : { settings: { synchronous_commit: 'on' } });
 }, 60_000);
 afterAll(async () => {
   await killAllNodes();
@@ -60,9 +65,9 @@ function twoLeadersAtOnce(): string[] {
 
 it(`one leader after ${RUNS} immediate restarts of PostgreSQL`, { timeout: 600_000 }, async () => {
   for (let i = 1; i <= 5; i++) {
-    nodes.push(startRoster('node', '--store', `${server.url}?application_name=roster_n${i}`, '--group', 'pgrestart', '--env', 'measure', '--id', `n${i}`, '--interval', String(I), '--timeout', String(T), '--json'));
+    nodes.push(startRoster('node', '--store', `${server.url}?application_name=roster_n${i}`, '--group', 'pgrestart', '--env', 'measure', '--id', `n${i}`, '--interval', String(I), '--timeout', String(T), '--json', ...(DEBUG ? ['--verbose'] : [])));
   }
-  const rows: { ms: number; how: string }[] = [];
+  const rows: { ms: number; leaderMs: number; how: string }[] = [];
   for (let run = 1; run <= RUNS; run++) {
     await new Promise((resolve) => setTimeout(resolve, 300 + Math.random() * 300));
     await until(oneLeader, WAIT, describeAll);
@@ -76,8 +81,16 @@ it(`one leader after ${RUNS} immediate restarts of PostgreSQL`, { timeout: 600_0
     const ms = Date.now() - returnedAt;
     const after = nodes[0]!.leader!;
     const how = after.token === before.token ? `${after.id} re-validated its lease` : `new leader ${after.id} (was ${before.id})`;
-    rows.push({ ms, how });
-    process.stdout.write(`immediate restart ${run}/${RUNS}: one leader followed by all ${ms} ms after the store's return (T + 2I = ${T + 2 * I}); ${how}\n`);
+    // The protocol's bound is for one leader (docs/protocol.md); the others follow it once their
+    // own clients are back (PostgresKV paces new connections up to 500 ms apart while it fails).
+    const leaderLine = nodes.find((p) => idOf(p) === after.id)!.events.filter((e) => e.event === 'role' && e.role === 'leader' && e.ts >= stoppedAt).at(-1);
+    const leaderMs = leaderLine === undefined ? 0 : Math.max(0, leaderLine.ts - returnedAt);
+    rows.push({ ms, leaderMs, how });
+    const back = DEBUG ? nodes.map((p) => p.stderr.split('\n').find((l) => l.includes('store reachable again') && Date.parse(l.slice(0, 29)) >= returnedAt)) : [];
+    const clientsBack = back.every((l) => l !== undefined) && back.length > 0 ? `; every client back ${Math.max(...back.map((l) => Date.parse(l!.slice(0, 29)))) - returnedAt} ms after it` : '';
+    process.stdout.write(
+      `immediate restart ${run}/${RUNS}: one leader ${leaderMs} ms, followed by all ${ms} ms after the store's return (T + 2I = ${T + 2 * I}); ${how}${clientsBack}\n`,
+    );
     if (ms > T + 2 * I || process.env.ROSTER_VERBOSE) {
       // Where the time went: every role and leader line since the shutdown, in ms from the return.
       for (const p of nodes) {
@@ -89,19 +102,25 @@ it(`one leader after ${RUNS} immediate restarts of PostgreSQL`, { timeout: 600_0
         });
         process.stdout.write(`  ${idOf(p)}: ${lines.join('; ')}\n`);
         // And the store errors it logged after the return (at most 4), in ms from the return.
-        const errors = p.stderr.split('\n').flatMap((l) => {
+        const logged = p.stderr.split('\n').flatMap((l) => {
           const at = Date.parse(l.slice(0, 29));
-          return Number.isNaN(at) || at < returnedAt ? [] : [`${at - returnedAt} ${l.slice(30, 200)}`];
+          return Number.isNaN(at) || at < returnedAt - (DEBUG ? 2 * I : 0) ? [] : [{ ms: at - returnedAt, line: l.slice(30, DEBUG ? 400 : 200) }];
         });
+        const errors = logged.filter((e) => !e.line.startsWith('DEBUG')).map((e) => `${e.ms} ${e.line}`);
         if (errors.length > 0) process.stdout.write(`    ${errors.slice(0, 4).join('\n    ')}\n`);
+        // With ROSTER_DEBUG, every candidate step from just before the return until one leader.
+        const steps = logged.filter((e) => e.line.includes('candidate step') && e.ms <= ms).map((e) => `${e.ms} ${e.line}`);
+        if (steps.length > 0) process.stdout.write(`    ${steps.join('\n    ')}\n`);
       }
     }
     expect(twoLeadersAtOnce(), describeAll()).toEqual([]);
   }
   const sorted = rows.map((r) => r.ms).sort((a, b) => a - b);
   const within = rows.filter((r) => r.ms <= T + 2 * I).length;
+  const leaders = rows.map((r) => r.leaderMs).sort((a, b) => a - b);
   process.stdout.write(
-    `summary: ${within} of ${RUNS} within T + 2I; ${sorted[0]}–${sorted.at(-1)} ms (median ${sorted[Math.floor(sorted.length / 2)]}); ` +
+    `summary: one leader within T + 2I in ${rows.filter((r) => r.leaderMs <= T + 2 * I).length} of ${RUNS} (${leaders[0]}–${leaders.at(-1)} ms); ` +
+      `followed by all within T + 2I in ${within} of ${RUNS}; ${sorted[0]}–${sorted.at(-1)} ms (median ${sorted[Math.floor(sorted.length / 2)]}); ` +
       `${rows.filter((r) => r.how.startsWith('new')).length} new leader(s); load ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}\n`,
   );
 });

@@ -37,6 +37,8 @@ export interface BenchOptions {
    */
   readonly rosterRenewDeadlines: readonly number[];
   readonly scale: readonly ScaleCase[];
+  /** Busy loops (`node -e 'for(;;);'`, niceness 0) that load the machine while the scale section runs: `--hog N`. */
+  readonly hog?: number;
   /**
    * Write the report into docs/ (docs/benchmarks.md and its plots): only a full run of everything
    * does by default, or an explicit `--write-docs`; otherwise the report goes beside the results.
@@ -48,7 +50,7 @@ export interface BenchOptions {
 
 /** The usage text. */
 export const USAGE = `pnpm bench [--quick] [--only ${SYSTEMS.join(',')}] [--section ${SECTIONS.join(',')}]
-           [--scale-n 10,100,1000] [--scale-store ${SCALE_STORES.join(',')}] [--write-docs | --no-docs]
+           [--scale-n 10,100,1000] [--scale-store ${SCALE_STORES.join(',')}] [--hog N] [--write-docs | --no-docs]
 pnpm bench --report packages/bench/results/latest.json [--write-docs]
 
   --quick      a few minutes: fewer kills and tries, a coarser grid for etcd, N up to 1,000
@@ -57,6 +59,8 @@ pnpm bench --report packages/bench/results/latest.json [--write-docs]
                I=100/T=500 on a Redis Sentinel deployment (a master, 2 replicas, 3 sentinels)
   --section    the sections to run (default: all)
   --scale-n    the member counts of the scale section
+  --hog N      N busy loops (node -e 'for(;;);', niceness 0) load the machine while the scale
+               section runs; its lines say the load average at its start and end
   --scale-store the stores of the scale section: redis (one redis-server, I=100/T=500),
                cluster (a 3-master Redis Cluster, I=1000/T=5000), sentinel (a master, 2
                replicas and 3 sentinels, I=1000/T=5000; N = 100 and 1,000), etcd (one etcd
@@ -105,6 +109,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
         section: { type: 'string', multiple: true },
         'scale-n': { type: 'string' },
         'scale-store': { type: 'string' },
+        hog: { type: 'string' },
         docs: { type: 'boolean' },
         'write-docs': { type: 'boolean' },
         report: { type: 'string' },
@@ -124,8 +129,10 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
   const ns = v['scale-n'] === undefined ? undefined : v['scale-n'].split(',').map(Number);
   if (ns?.some((n) => !Number.isInteger(n) || n < 2)) throw new UsageError(`bench: --scale-n takes member counts of at least 2, got ${v['scale-n']}`);
   const stores = list(v['scale-store'], SCALE_STORES, 'scale store') ?? [...SCALE_STORES];
+  const hog = v.hog === undefined ? undefined : Number(v.hog);
+  if (hog !== undefined && (!Number.isInteger(hog) || hog < 0 || hog > 64)) throw new UsageError(`bench: --hog takes a number of busy loops from 0 to 64, got ${v.hog}`);
   // Only the full run of everything stands for the committed figures: a quick or partial run does not.
-  const fullRun = !quick && v.only === undefined && v.section === undefined && ns === undefined && v['scale-store'] === undefined;
+  const fullRun = !quick && v.only === undefined && v.section === undefined && ns === undefined && v['scale-store'] === undefined && hog === undefined;
   const asked = v['write-docs'] === true || v.docs === true;
   if (asked && v['no-docs']) throw new UsageError('bench: --write-docs and --no-docs contradict each other');
   const defaultNs = (store: ScaleStore): number[] => (store === 'sentinel' || store === 'etcd' || store === 'postgres' || store === 'mariadb' || store === 'nats' ? [100, 1000] : store === 'cluster' && !quick ? [10, 100, 1000, 10_000] : [10, 100, 1000]);
@@ -154,6 +161,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchOptions {
       ...scaleNs('mariadb').map((members) => ({ store: 'mariadb' as const, members, intervalMs: 1000, timeoutMs: 5000 })),
       ...scaleNs('nats').map((members) => ({ store: 'nats' as const, members, intervalMs: 1000, timeoutMs: 5000 })),
     ],
+    ...(hog !== undefined && hog > 0 && { hog }),
     writeDocs: v['no-docs'] ? false : asked || (fullRun && v.report === undefined),
     ...(v.report !== undefined && { reportFrom: v.report }),
   };

@@ -7,6 +7,7 @@ import { Etcd3 } from 'etcd3';
 import { LocalPostgres } from '@roster/testing';
 import { startEtcd, etcdVersion, type EtcdServer } from './infra/etcdServer.js';
 import { killAll } from './infra/processes.js';
+import { startCpuHog, type CpuHog } from './infra/cpuHog.js';
 import { startMariaDB as startMariaDBServer, startNats as startNatsServer, type MariaDBServer, type RunningNats } from './infra/sqlAndNatsServers.js';
 import { redisVersion, startRedisCluster, startRedisSentinel, startRedisServer, type RedisClusterServers, type RedisSentinelServers, type RedisServer } from './infra/redisServer.js';
 import { Group } from './harness/Group.js';
@@ -88,6 +89,7 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
     notes: NOTES,
   };
   let redis: RedisServer | undefined;
+  let hog: CpuHog | undefined;
   let etcd: EtcdServer | undefined;
   let cluster: RedisClusterServers | undefined;
   let sentinel: RedisSentinelServers | undefined;
@@ -160,6 +162,10 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       }
       for (const system of systems) result.systems.push(await compare(system, options, progress));
     }
+    if (options.sections.includes('scale') && options.hog) {
+      hog = startCpuHog(options.hog);
+      progress(`scale under a CPU hog of ${hog.loops} busy loop(s) at niceness 0 (load average ${hog.load().atStart} at its start)`);
+    }
     if (options.sections.includes('scale')) {
       const redisCases = options.scale.filter((x) => x.store === 'redis');
       if (redisCases.length > 0) {
@@ -229,6 +235,8 @@ export async function runBench(options: BenchOptions, progress: Progress): Promi
       }
     }
   } finally {
+    if (hog) progress(`CPU hog of ${hog.loops} loop(s) ended (load average ${hog.load().now})`);
+    await hog?.stop();
     await Promise.allSettled([redis?.stop(), etcd?.stop(), cluster?.stop(), sentinel?.stop(), postgres?.destroy(), mariadb?.stop(), nats?.stop()]);
     await killAll();
     result.machine.loadEnd = currentLoad();

@@ -66,6 +66,13 @@ describe('the command line', () => {
     expect(() => parseBenchArgs(['--scale-store', 'zookeeper'])).toThrow(/"zookeeper"/);
   });
 
+  it('loads the machine with a CPU hog of N busy loops during the scale section when asked (--hog), never in a run that writes the docs', () => {
+    expect(parseBenchArgs(['--section', 'scale', '--hog', '2'])).toMatchObject({ hog: 2, writeDocs: false });
+    expect(parseBenchArgs([]).hog).toBeUndefined();
+    expect(parseBenchArgs(['--hog', '0']).hog).toBeUndefined();
+    expect(() => parseBenchArgs(['--hog', 'lots'])).toThrow(/--hog takes a number of busy loops/);
+  });
+
   it('runs MariaDB and NATS JetStream like PostgreSQL: a comparison row each, and N = 100 and 1,000 at I=1000/T=5000', () => {
     const both = parseBenchArgs(['--only', 'roster-mariadb,roster-nats', '--scale-store', 'mariadb,nats']);
     expect(both).toMatchObject({ systems: ['roster-mariadb', 'roster-nats'], writeDocs: false });

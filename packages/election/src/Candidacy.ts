@@ -1,5 +1,5 @@
 import { bestBroadcast, compareLeadership, formatBroadcast, formatHeader, parseBroadcast, sameLeadership, type Broadcast } from '@roster/follower';
-import { coversBelow, showsNothingNewer, showsUnchanged, supersedes, type LeaderWindowRead, type Staleness } from '@roster/follower/internal';
+import { coversBelow, readEveryNonce, showsNothingNewer, showsUnchanged, supersedes, type LeaderWindowRead, type Staleness } from '@roster/follower/internal';
 import type { Timing } from './timing.js';
 import { expectedValue } from './expectedValue.js';
 import { isKeyFailure, type Clock, type CompareAndSetOptions, type CompoundKey, type KV, type Timer } from '@roster/kv-adapter';
@@ -10,8 +10,13 @@ interface Common {
   readonly basis: Broadcast | undefined;
   /** Progress of the best broadcast other than our claim: we lead only once it is stale. */
   readonly others: Staleness;
-  /** Stood while no nonce of the leader key could be read: progress seen before claiming ends it. */
+  /**
+   * Stood while no nonce of the leader key could be read, or on stillness seen across a gap in the
+   * reads that reached the store (an outage): progress seen before claiming ends it.
+   */
   readonly blind?: boolean;
+  /** Local time at which the first read of a blind candidacy that reached the store started. */
+  reachedAt?: number;
 }
 
 /**
@@ -45,7 +50,7 @@ export type CandidateDecision =
   | { readonly action: 'wait'; readonly at?: number };
 
 /** The timing a candidate decides by (see `Timing`). */
-export type CandidateTiming = Pick<Timing, 'timeoutMs' | 'claimTimeoutMs' | 'settleMs'>;
+export type CandidateTiming = Pick<Timing, 'timeoutMs' | 'claimTimeoutMs' | 'settleMs' | 'blindClaimWaitMs'>;
 
 /**
  * The candidate's rule, applied to one read completed at `now`: unclaimed, it claims
@@ -62,6 +67,15 @@ export function decide(c: Candidacy, read: LeaderWindowRead, now: number, timing
   if (c.phase === 'unclaimed') {
     if (others && (c.basis === undefined || compareLeadership(others, c.basis) < 0)) return { action: 'follow', reason: 'better-leader-seen' };
     if (c.blind && read.reachable && !c.others.isStale(now, timing.timeoutMs)) return { action: 'follow', reason: 'leader-alive' };
+    // Stood blind (a store outage), it claims on a read of every nonce, for up to
+    // `blindClaimWaitMs` after its first read that reached the store: a store just back answers
+    // some reads too late, and a nonce not read may hold the leader, back too and publishing (a
+    // claim of the next era would depose it, then wait T for it to go still), or another
+    // candidate's claim (two claims of one era: the better one waits T + 2I for the other).
+    if (c.blind && read.reachable) {
+      c.reachedAt ??= read.startedAt;
+      if (!readEveryNonce(read) && now - c.reachedAt < timing.blindClaimWaitMs) return { action: 'wait' };
+    }
     return { action: 'claim' };
   }
   if (others && compareLeadership(others, c.claim) < 0) return { action: 'follow', reason: 'better-leader-seen' };

@@ -1,6 +1,6 @@
 import { formatBroadcast, isGoodbye, type RosterKeys } from '@roster/follower';
 import type { CompoundKey } from '@roster/kv-adapter';
-import { decide, writeClaim, type Candidacy } from './Candidacy.js';
+import { decide, writeClaim, type Candidacy, type CandidateDecision } from './Candidacy.js';
 import type { ResolvedConfig } from './config.js';
 import { readEraRecord, type EraRecord } from './eraRecord.js';
 import type { RoleChangeReason } from './events.js';
@@ -48,7 +48,8 @@ export class CandidateRole {
   constructor(host: CandidateHost, blind: boolean) {
     this.#host = host;
     const f = host.following;
-    this.#c = { phase: 'unclaimed', basis: f.bestSeen, others: f.staleness.clone(), blind };
+    // Standing on stillness seen across a store outage is standing blind too: the leader may be back.
+    this.#c = { phase: 'unclaimed', basis: f.bestSeen, others: f.staleness.clone(), blind: blind || f.staleness.acrossGap };
   }
 
   /** What the candidate holds now. */
@@ -74,6 +75,7 @@ export class CandidateRole {
     if (!this.#current(c)) return undefined;
     host.absorb(read);
     const decision = decide(c, read, clock.now(), timing);
+    host.config.logger.debug({ node: host.config.id, ...traceOf(c, read, decision, clock.now(), timing.timeoutMs) }, 'candidate step');
     switch (decision.action) {
       case 'claim':
         return this.#claim(c, read, await record!);
@@ -155,4 +157,24 @@ export class CandidateRole {
   #current(c: Candidacy): boolean {
     return this.#host.current(this) && this.#c === c;
   }
+}
+
+/**
+ * What a candidate step read and decided, for a debug line: each nonce as `era.nonce.version`
+ * (`~` for a header only), `-` empty, `!` unavailable, `?` garbage; the broadcast tracked and how
+ * long until it counts as seen still (ms from `now`).
+ */
+function traceOf(c: Candidacy, read: LeaderWindowRead, decision: CandidateDecision, now: number, timeoutMs: number): object {
+  const v = (b: { era: number; nonce: number; version: number }): string => `${b.era}.${b.nonce}.${b.version}`;
+  const slots = read.slots.map((s) => (s.state === 'broadcast' ? v(s.broadcast) : s.state === 'behind' ? `~${v(s.header)}` : s.state === 'empty' ? '-' : s.state === 'unavailable' ? '!' : '?'));
+  const tracked = c.others.tracked;
+  return {
+    phase: c.phase,
+    decision: decision.action === 'follow' ? `follow:${decision.reason}` : decision.action,
+    slots: slots.join(' '),
+    readMs: read.at - read.startedAt,
+    ...(tracked && { tracked: v(tracked) }),
+    stillInMs: Math.round(c.others.seenStillAt(timeoutMs) - now),
+    ...(c.phase === 'claimed' && { claim: v(c.claim), ...(c.replaced && { replaced: v(c.replaced) }) }),
+  };
 }

@@ -5,7 +5,7 @@ import type { Role, RoleChangeReason } from './events.js';
 import { FaultLog } from './FaultLog.js';
 import { selfMember } from './MemberIntake.js';
 import { outranked } from './priorities.js';
-import { Joiner, Pinger, type Following, type LeaderWindowRead } from '@roster/follower/internal';
+import { Joiner, Pinger, type Following, type LeaderWindowRead, type Pace } from '@roster/follower/internal';
 import type { NodeStats } from './NodeStats.js';
 import type { NodeView } from './NodeView.js';
 import { Ticker } from './Ticker.js';
@@ -25,6 +25,8 @@ export interface FollowerHost {
   readonly stats: NodeStats;
   readonly view: NodeView;
   readonly following: Following;
+  /** How much the node backs off on a slow store: its PINGs, joins and candidacies (see the timing table). */
+  readonly pace: Pace;
   /** The node's role in the protocol now. */
   role(): Role;
   /** Whether the node is running (not stopping, not stopped). */
@@ -63,10 +65,11 @@ export class FollowerRole {
   constructor(host: FollowerHost) {
     this.#host = host;
     this.#self = selfMember(host.config);
-    const { kv, clock, logger, id, intervalMs, operationTimeoutMs } = host.config;
+    const { kv, clock, logger, id, operationTimeoutMs, timing } = host.config;
     this.#pinger = new Pinger({ kv, key: host.keys.idKey(id), clock, opTimeoutMs: operationTimeoutMs });
     this.#joiner = new Joiner({ kv, key: host.keys.join(), clock, self: this.#self, opTimeoutMs: operationTimeoutMs });
-    this.#pingTicker = new Ticker({ clock, periodMs: intervalMs, logger, name: 'pinger', step: () => this.#ping() });
+    // Every interval on a healthy store; up to 2I − τ apart on a slow one (see `pingPeriodMs`).
+    this.#pingTicker = new Ticker({ clock, periodMs: () => timing.pingPeriodMs(host.pace.factor), logger, name: 'pinger', step: () => this.#ping() });
     this.#pingLog = new FaultLog(logger, 'PING failed', 'PING works again');
     this.#joinLog = new FaultLog(logger, 'could not append to the join key');
   }
@@ -119,8 +122,12 @@ export class FollowerRole {
     const host = this.#host;
     const { clock, timing } = host.config;
     const f = host.following;
+    const pace = host.pace.factor;
     const whole = host.role() === 'observer' && f.staleness.isStale(clock.now(), timing.timeoutMs);
-    const read = await f.read(undefined, whole ? 'read' : 'poll');
+    // Due to stand: a look at the followed nonce is enough (its candidacy reads every nonce next).
+    const deferring = this.#defers();
+    const due = !whole && host.role() === 'follower' && f.standDue(clock.now(), this.#standDelay(deferring), deferring);
+    const read = await f.read(undefined, whole ? 'read' : due ? 'peek' : 'poll');
     const role = host.role();
     if ((role !== 'follower' && role !== 'observer') || host.stopped()) return undefined;
     host.absorb(read);
@@ -128,13 +135,15 @@ export class FollowerRole {
     if (role === 'observer') return undefined;
     // A node stands at most once per interval: a candidacy that ended at once (a lost race, a
     // claim that found garbage changing under it) is followed by a full interval of following.
-    const rested = clock.now() >= this.#stoodAt + this.#host.config.timing.restMs;
+    // Less often on a slow store (see `restPacedMs`): I on a healthy one, at most T.
+    const rested = clock.now() >= this.#stoodAt + timing.restPacedMs(pace);
     // A node that resigned does not stand at all while it stands aside.
     const aside = clock.now() < this.#asideUntil;
     // Whatever the reason nothing new was seen for T (even no nonce readable), stand: the claim
     // goes to the lowest nonce that can be written, and progress seen first ends the candidacy.
     // Not while the leader followed still PONGs this listed node: it is alive (see Following.standReason).
-    if (!read.reachable) return rested && !aside && f.staleness.isStale(clock.now(), timing.timeoutMs) && f.mayStandUnreachable(clock.now(), this.#standDelay()) ? 'unreachable' : undefined;
+    // Reads that time out on a slow store are not a store gone: the stand waits longer (`standPacedMs`, none on a healthy store).
+    if (!read.reachable) return rested && !aside && f.staleness.isStale(clock.now(), timing.timeoutMs + timing.standPacedMs(pace)) && f.mayStandUnreachable(clock.now(), this.#standDelay()) ? 'unreachable' : undefined;
     const leader = host.view.leader;
     const listed = leader !== undefined && host.view.lists(host.config.id);
     const defer = this.#defers();
@@ -143,7 +152,7 @@ export class FollowerRole {
     // Listed with another weight or priority (restarted with new settings before the leader
     // dropped it): it joins again, and the leader updates its record.
     const current = listed && host.view.listsExactly(this.#self);
-    if (leader !== undefined && !current && this.#joiner.due(timing.joinRetryMs)) {
+    if (leader !== undefined && !current && this.#joiner.due(timing.joinRetryPacedMs(pace), timing.joinFailedWaitMs(pace))) {
       await this.#joiner.append().then(
         () => {
           host.stats.count('join.append');

@@ -8,7 +8,7 @@ import { NodeStateError } from './errors.js';
 import type { LeaderInfo, LeadershipLossReason, Role, RoleChangeReason, RosterUpdate, WatchFunction } from './events.js';
 import { FaultLog } from './FaultLog.js';
 import { FollowerRole, type FollowerHost } from './FollowerRole.js';
-import { Following, type LeaderWindowRead } from '@roster/follower/internal';
+import { Following, Pace, watchRoundTrips, type LeaderWindowRead } from '@roster/follower/internal';
 import { LeaderRole, type LeaderHost } from './LeaderRole.js';
 import { LeaderWork, type LeaderWorkFunction } from './LeaderWork.js';
 import type { NodeState, RosterNode as RosterNodeApi } from './node.js';
@@ -68,6 +68,8 @@ export class RosterNode implements RosterNodeApi {
   readonly #host: FollowerHost & CandidateHost & LeaderHost;
   /** The functions given to `whileLeader()`, run while this node leads. */
   readonly #work: LeaderWork;
+  /** How much this node backs off, from the store round trips it observes (every operation of `#cfg.kv`). */
+  readonly #pace: Pace;
 
   #state: NodeState = 'idle';
   #phase: Phase;
@@ -85,11 +87,13 @@ export class RosterNode implements RosterNodeApi {
   #broadcastNonce: number | undefined;
 
   /** @internal Use `createNode()`. */
-  constructor(config: ResolvedConfig) {
+  constructor(resolved: ResolvedConfig) {
+    this.#pace = new Pace({ roundTripMs: resolved.timing.paceRoundTripMs, operationTimeoutMs: resolved.operationTimeoutMs });
+    const config: ResolvedConfig = { ...resolved, kv: watchRoundTrips(resolved.kv, this.#pace, resolved.clock) };
     this.#cfg = config;
     this.id = config.id;
-    this.settings = settingsOf(config);
-    const { clock, logger, intervalMs } = config;
+    this.settings = settingsOf(resolved);
+    const { clock, logger } = config;
     this.#keys = new RosterKeys(config.namespace, config.nonceWindow);
     this.#view = new NodeView(logger);
     this.#phase = { role: config.observer ? 'observer' : 'follower' };
@@ -106,6 +110,7 @@ export class RosterNode implements RosterNodeApi {
       following: this.#following,
       leaderKey: this.#leaderKey,
       claimLog: this.#claimLog,
+      pace: this.#pace,
       role: (): Role => this.#phase.role,
       running: () => this.#state === 'running',
       stopped: () => this.#state === 'stopped',
@@ -130,7 +135,7 @@ export class RosterNode implements RosterNodeApi {
     };
     this.#host = host;
     this.#follower = new FollowerRole(host);
-    this.#main = new Ticker({ clock, periodMs: intervalMs, logger, name: 'main', step: () => this.#step() });
+    this.#main = new Ticker({ clock, periodMs: () => this.#period(), logger, name: 'main', step: () => this.#step() });
   }
 
   // ─── Public surface (documented on the RosterNode interface) ─────────────────────────────────
@@ -297,6 +302,25 @@ export class RosterNode implements RosterNodeApi {
       this.#firstStep?.();
       this.#firstStep = undefined;
     }
+  }
+
+  /**
+   * The period of the main loop: the interval, but for a follower and a candidate that has not
+   * claimed yet, whose reads back off when the store is slow (`stepPacedMs`, at most 1.5I;
+   * `candidateStepMs`, at most T; see the timing table). A leader, an observer and a claimed
+   * candidate keep the interval.
+   */
+  #period(): number {
+    const phase = this.#phase;
+    const { intervalMs, timing } = this.#cfg;
+    if (phase.role === 'follower') {
+      // A Version still for 1.5I: the leader may be gone, and a follower polls at twice the rate to
+      // see its successor half an interval sooner (`stillPollMs`; not on a slow store).
+      const f = this.#pace.factor;
+      return f <= 1 && this.#following.pollsFast(this.#cfg.clock.now()) ? timing.stillPollMs : timing.stepPacedMs(f);
+    }
+    if (phase.role === 'candidate' && phase.candidate.candidacy.phase === 'unclaimed') return timing.candidateStepMs(this.#pace.factor);
+    return intervalMs;
   }
 
   #becomeCandidate(reason: RoleChangeReason): void {

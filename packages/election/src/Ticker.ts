@@ -2,13 +2,14 @@ import type { Clock, Logger, Timer } from '@roster/kv-adapter';
 
 /**
  * Runs an async step every `periodMs` on the injected clock, at a fixed rate: each step starts
- * `periodMs` after the previous one started, or at once when the previous one overran. Steps
+ * `periodMs` after the previous one started, or at once when the previous one overran. A period
+ * given as a function is asked after each step (a loop paced by the store's round trips). Steps
  * never overlap. A step that throws is logged and the ticker goes on. `stop()` is idempotent and
  * resolves when the running step (if any) has finished.
  */
 export class Ticker {
   readonly #clock: Clock;
-  readonly #periodMs: number;
+  readonly #periodMs: number | (() => number);
   readonly #step: () => Promise<void>;
   readonly #logger: Logger;
   readonly #name: string;
@@ -17,7 +18,7 @@ export class Ticker {
   #stopped = false;
   #poked = false;
 
-  constructor(options: { clock: Clock; periodMs: number; step: () => Promise<void>; logger: Logger; name: string }) {
+  constructor(options: { clock: Clock; periodMs: number | (() => number); step: () => Promise<void>; logger: Logger; name: string }) {
     this.#clock = options.clock;
     this.#periodMs = options.periodMs;
     this.#step = options.step;
@@ -64,7 +65,8 @@ export class Ticker {
         this.#running = undefined;
         finished();
         if (this.#stopped) return;
-        const wait = this.#poked ? 0 : Math.max(0, startedAt + this.#periodMs - this.#clock.now());
+        const period = typeof this.#periodMs === 'function' ? this.#periodMs() : this.#periodMs;
+        const wait = this.#poked ? 0 : Math.max(0, startedAt + period - this.#clock.now());
         this.#poked = false;
         this.#timer = this.#clock.setTimer(() => this.#fire(), wait);
       });

@@ -53,7 +53,10 @@ export type RoleChangeReason =
   | 'claim-unconfirmed'
   /** No nonce of the leader key could be read, and nothing new was seen for T. */
   | 'unreachable'
-  /** A candidate that stood blind (`unreachable`) can read again and sees the leadership alive. */
+  /**
+   * A candidate that stood blind (`unreachable`, or on stillness seen across a store outage) can
+   * read again and sees the leadership alive.
+   */
   | 'leader-alive'
   /** To leader: a lapsed lease (shown as `candidate`, reason `lease-expired` or `store-unavailable`) holds again. */
   | 'revalidated'

@@ -17,6 +17,8 @@ import { ConfigError } from '@roster/kv-adapter';
  * | `restMs` | I | a node stands at most once per `restMs` |
  * | `stillMs` | 1.5I | a Version unchanged this long is still: followers then read every nonce |
  * | `scanEveryMs` | 5T | followers read every nonce at least this often, whatever they see |
+ * | `stillPollMs` | I/2 | a follower whose Version has been still for `stillMs` polls this often (on a healthy store), to see a new leader sooner |
+ * | `stillScanMs` | 0.9I | …and scans every nonce at most this often (every other poll: the scans keep their interval, the polls in between read only the nonce followed) |
  * | `readGapMs` | 2I | reads whose starts are further apart leave a gap in what a node saw |
  * | `slowReadMs` | max(2I, T/2) | a read slower than this was not looking (a paused process) |
  * | `claimGraceMs` | 2I | a claim (Version 0) counts as still only after T + `claimGraceMs` |
@@ -34,6 +36,45 @@ import { ConfigError } from '@roster/kv-adapter';
  * | `standAsideMs` | T | a leader that resigned does not stand for this long, so that another node takes over |
  * | `preemptSettleMs` | T | a member of higher priority PINGs the leader this long before the leader hands over to it |
  * | `preemptHealthyMs` | 2I | a member whose last PING is older than this is not healthy enough to take over |
+ * | `blindClaimWaitMs` | T/2 | a candidate that stood blind claims on a read of every nonce, or this long after its first read that reached the store |
+ * | `paceRoundTripMs` | τ/2 | a node whose mean store round trip is above this backs off (`Pace`: factor f from 1 here to 4 at τ) |
+ * | `pingPeriodMs(f)` | min(f·I, max(I, min(2I − τ, T − 2I − τ))) | the period of a follower's PINGs |
+ * | `joinRetryPacedMs(f)` | f · max(T, 3I) | `joinRetryMs`, backed off |
+ * | `joinFailedWaitMs(f)` | (f − 1) · I | after a failed append, the wait before the next |
+ * | `restPacedMs(f)` | min(f·I, T) | `restMs`, backed off |
+ * | `standPacedMs(f)` | min((f − 1) · I, T) | how much later than T a follower that could read nothing stands (`unreachable`) |
+ * | `stepPacedMs(f)` | min(f·I, 1.5I) | the period of a follower's steps (its polls) |
+ * | `candidateStepMs(f)` | min(f·I, T) | the period of a candidate's steps before it claims |
+ *
+ * The paced durations (f, the factor of the node's `Pace`) are the unpaced ones when f = 1, which
+ * is every store whose mean round trip stays within τ/2: on a healthy store every promise of
+ * docs/protocol.md holds unchanged. On a slow one (f up to 4, when every operation times out)
+ * they stay within what the safety rules allow:
+ *
+ * - **PINGs** at most every max(I, min(2I − τ, T − 2I − τ)): each PING completes within τ of its
+ *   start, so two completed PINGs are at most 2I apart, and the follower's PONG clock keeps
+ *   running (it restarts after a gap over `readGapMs`, 2I: `Following.pinged`); the leader's PONG
+ *   worker reads the id key every interval, so it sees a new PING at least every period + I + τ ≤
+ *   T − I: one interval before it would drop a healthy member quiet for T. A PONG is found at the
+ *   first PING after it, within period + I + τ < `pongTimeoutMs` (T + 2I), so a listed follower
+ *   does not stand on PONG silence for its own slower PINGs. Where T leaves no room (T ≤ 3I + τ)
+ *   PINGs keep their period I.
+ * - **Joins** are at least once and carry no safety: a join retried later is listed later
+ *   (docs/protocol.md's 3I is for a healthy store).
+ * - **Candidacies**: standing later, or less often, is always safe (a claim is confirmed only on
+ *   stillness seen for T, whenever it was made). The rest is at most T, so a node whose candidacy
+ *   ended stands again within T; the stand on reading nothing waits at most T more. A candidate
+ *   that has not claimed reads the whole window and the era record at each step (2 × the nonce
+ *   window: 8 commands where a follower's poll is 1), and one that stood because it could read
+ *   nothing cannot claim until a read succeeds: its steps back off up to f·I, at most T (a gap in
+ *   its reads makes it count what it read as "not looking", so it follows a leader seen rather
+ *   than claim against it: the safe side). Once it has claimed its steps keep the interval and
+ *   its settle timers. Failover on a slow store takes longer by these waits at most:
+ *   T + 2I plus half an interval of polling, the rest and the stand wait, which is why they are
+ *   bounded by T.
+ * - **Polls**: a follower reads the leader window at least every 1.5I (`stillMs`), so that two of
+ *   its reads never start more than `readGapMs` (2I) apart, with half an interval to spare for a
+ *   late timer: a longer gap would make it "not looking", and stillness would never count.
  */
 export interface Timing extends FollowerTiming {
   readonly intervalMs: number;
@@ -60,8 +101,25 @@ export interface Timing extends FollowerTiming {
   readonly standAsideMs: number;
   readonly preemptSettleMs: number;
   readonly preemptHealthyMs: number;
+  readonly blindClaimWaitMs: number;
   /** The time between two tiers of candidates, given this node's mean window read time. */
   readonly tierSpacingMs: (meanReadMs: number | undefined) => number;
+  /** The longest mean store round trip a node runs its normal pace at (τ/2); above it, it backs off. */
+  readonly paceRoundTripMs: number;
+  /** The period of a follower's PINGs at pace factor `f` (see the table). */
+  readonly pingPeriodMs: (f: number) => number;
+  /** `joinRetryMs` at pace factor `f`. */
+  readonly joinRetryPacedMs: (f: number) => number;
+  /** The wait after a failed join append at pace factor `f`: none at 1. */
+  readonly joinFailedWaitMs: (f: number) => number;
+  /** `restMs` at pace factor `f`, at most T. */
+  readonly restPacedMs: (f: number) => number;
+  /** How much later than T a follower that read nothing stands, at pace factor `f`: none at 1, at most T. */
+  readonly standPacedMs: (f: number) => number;
+  /** The period of a follower's steps (its polls) at pace factor `f`: I to 1.5I. */
+  readonly stepPacedMs: (f: number) => number;
+  /** The period of a candidate's steps before it claims, at pace factor `f`: I to 4I, at most T. */
+  readonly candidateStepMs: (f: number) => number;
 }
 
 /** The configured durations, validated: what {@link resolveDurations} returns. */
@@ -83,6 +141,8 @@ export function deriveTiming(d: Durations): Timing {
     restMs: I,
     stillMs: 1.5 * I,
     scanEveryMs: 5 * T,
+    stillPollMs: I / 2,
+    stillScanMs: 0.9 * I,
     readGapMs: 2 * I,
     slowReadMs: Math.max(2 * I, T / 2),
     claimGraceMs: 2 * I,
@@ -98,7 +158,16 @@ export function deriveTiming(d: Durations): Timing {
     standAsideMs: T,
     preemptSettleMs: T,
     preemptHealthyMs: 2 * I,
+    blindClaimWaitMs: T / 2,
     tierSpacingMs: (meanReadMs) => I + 3 * Math.min(meanReadMs ?? 0, tau),
+    paceRoundTripMs: tau / 2,
+    pingPeriodMs: (f) => Math.min(paced(f) * I, Math.max(I, Math.min(2 * I - tau, T - 2 * I - tau))),
+    joinRetryPacedMs: (f) => paced(f) * Math.max(T, 3 * I),
+    joinFailedWaitMs: (f) => (paced(f) - 1) * I,
+    restPacedMs: (f) => Math.min(paced(f) * I, T),
+    standPacedMs: (f) => Math.min((paced(f) - 1) * I, T),
+    stepPacedMs: (f) => Math.min(paced(f) * I, 1.5 * I),
+    candidateStepMs: (f) => Math.min(paced(f) * I, T),
   };
 }
 
@@ -147,6 +216,14 @@ export function resolveDurations(options: {
     );
   }
   return { intervalMs, timeoutMs, renewDeadlineMs, settleMs, operationTimeoutMs, leaderWorkTimeoutMs };
+}
+
+/** The most a pace factor stretches a duration (`MAX_PACE` of `Pace`: every operation timing out). */
+const MAX_PACE = 4;
+
+/** A pace factor within 1 to {@link MAX_PACE} (anything else, NaN included, is 1 or 4). */
+function paced(f: number): number {
+  return Number.isNaN(f) ? 1 : Math.min(MAX_PACE, Math.max(1, f));
 }
 
 /** A positive integer number of milliseconds, or a `ConfigError` naming `field`. */

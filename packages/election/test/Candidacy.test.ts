@@ -33,6 +33,25 @@ describe('Candidacy: the candidate’s rule', () => {
     expect(decide(unclaimed(broadcast('old', 1), 0), await f.read(), 600, timing)).toEqual({ action: 'follow', reason: 'better-leader-seen' });
   });
 
+  it('an unclaimed candidate that stood blind claims only on a read of every nonce, for up to blindClaimWaitMs after its first read that reached the store', async () => {
+    const f = new WindowFixture();
+    const old = broadcast('old', 1);
+    await f.put(old);
+    const c: Candidacy = { ...unclaimed(old, 0), blind: true };
+    await f.clock.advance(1000);
+    // A store just back from an outage answers some reads too late: the nonce not read may hold
+    // the old leader, publishing again, or another candidate's claim.
+    const read = await f.read();
+    const missed: LeaderWindowRead = { ...read, slots: read.slots.map((s) => (s.nonce === 2 ? { nonce: 2, state: 'unavailable', error: new StoreUnavailableError('took longer than 50 ms', { timedOut: true }) } : s)) };
+    expect(decide(c, missed, 1000, timing)).toEqual({ action: 'wait' });
+    expect(decide(c, missed, 1000 + timing.blindClaimWaitMs - 1, timing)).toEqual({ action: 'wait' });
+    expect(decide(c, read, 1000 + timing.blindClaimWaitMs - 1, timing)).toEqual({ action: 'claim' });
+    // Never read in full (a nonce that stays unavailable): it claims all the same, later.
+    expect(decide(c, missed, 1000 + timing.blindClaimWaitMs, timing)).toEqual({ action: 'claim' });
+    // One that did not stand blind claims on what it could read, as before.
+    expect(decide(unclaimed(old, 0), missed, 1000, timing)).toEqual({ action: 'claim' });
+  });
+
   it('a claimed candidate waits out the settle time before it may confirm', async () => {
     const f = new WindowFixture();
     const claim = broadcast('me', 2, 1, 0);

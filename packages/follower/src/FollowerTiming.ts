@@ -10,6 +10,14 @@ export interface FollowerTiming {
   readonly stillMs: number;
   /** Followers read every nonce at least this often, whatever they see (5T). */
   readonly scanEveryMs: number;
+  /**
+   * While the Version followed is still, a follower polls every `stillPollMs` (I/2) and scans
+   * every nonce at most every `stillScanMs` (0.9I: every other poll, so that its scans keep the
+   * interval they had), reading only the nonce it follows in between, where a new leader's claim
+   * usually lands.
+   */
+  readonly stillPollMs: number;
+  readonly stillScanMs: number;
   /** Reads whose starts are further apart leave a gap in what a node saw (2I). */
   readonly readGapMs: number;
   /** A read slower than this was not looking: a paused process (max(2I, T/2)). */

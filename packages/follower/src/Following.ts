@@ -1,5 +1,5 @@
 import type { Clock, KV, Logger } from '@roster/kv-adapter';
-import { isGoodbye, sameLeadership, type Broadcast, type BroadcastHeader } from './broadcast.js';
+import { isClaim, isGoodbye, sameLeadership, type Broadcast, type BroadcastHeader } from './broadcast.js';
 import type { FollowerTiming } from './FollowerTiming.js';
 import type { RosterKeys } from './keys.js';
 import { LeaderWindow } from './LeaderWindow.js';
@@ -62,6 +62,8 @@ export class Following {
   #blindUntil = Number.NEGATIVE_INFINITY;
   /** Local time at which this node's last read started. */
   #lastReadStartedAt = Number.NEGATIVE_INFINITY;
+  /** Whether this node's last read reached the store (see {@link pollsFast}). */
+  #lastReachable = false;
   /** How long after a read that found a nonce newly failed this node must read again (see {@link #lookAgainAfter}). */
   readonly #newlyFailedMs: number;
   /**
@@ -94,6 +96,7 @@ export class Following {
       opTimeoutMs: operationTimeoutMs,
       stillMs: timing.stillMs,
       scanEveryMs: timing.scanEveryMs,
+      stillScanMs: timing.stillScanMs,
       listStepBudgetMs: timing.listStepBudgetMs,
       onGarbage: () => stats.count('garbage'),
       stepKey: (to) => keys.listStep(to),
@@ -126,10 +129,11 @@ export class Following {
    * window only when needed (see `LeaderWindow.poll`). A leader passes its `own` last publication:
    * it reads every nonce's header and the whole value only where it needs it (`LeaderWindow.check`).
    */
-  async read(others?: Staleness, mode: 'read' | 'poll' = 'read', own?: OwnPublication): Promise<LeaderWindowRead> {
+  async read(others?: Staleness, mode: 'read' | 'poll' | 'peek' = 'read', own?: OwnPublication): Promise<LeaderWindowRead> {
     this.#stats.count('leader.read');
-    const read = mode === 'poll' ? await this.#window.poll() : own !== undefined ? await this.#window.check(own) : await this.#window.read();
+    const read = mode === 'poll' || mode === 'peek' ? await this.#window.poll(undefined, mode === 'peek') : own !== undefined ? await this.#window.check(own) : await this.#window.read();
     this.readEwma = ewma(this.readEwma, read.at - read.startedAt);
+    this.#lastReachable = read.reachable;
     // Reads come every interval; a longer gap means we were not looking (see Staleness.sawRead).
     const maxGap = this.#timing.readGapMs;
     // The same holds for PONGs: silence while the node was not looking (a gap between reads, or a
@@ -188,6 +192,21 @@ export class Following {
     // cycle start is fenced before anyone stands (R < T − I, latency ≤ the operation timeout ≤ I).
     this.sawOwn(best, read.startedAt);
     return best;
+  }
+
+  /**
+   * Whether a follower polls every `stillPollMs` (I/2) rather than every interval: the best
+   * leadership it knows is a claim (confirmed, if at all, a settle time and two round trips after
+   * it was made), or its Version has been still for `stillMs` (1.5I: its leader may be gone, and a
+   * claim may come at any moment); and its last read reached the store (against a store that
+   * answers nothing, faster polls would only add failed reads). Between two scans of the window it
+   * reads only the nonce it follows, where a claim and its confirmation usually land (see
+   * `LeaderWindow.poll`), so each member sees a new leader half an interval sooner, for one header
+   * read more per interval, only while a leader is silent or a claim pending.
+   */
+  pollsFast(now: number): boolean {
+    const best = this.bestSeen;
+    return this.#lastReachable && best !== undefined && (isClaim(best) || this.staleness.isStale(now, this.#timing.stillMs));
   }
 
   /** Records a broadcast known at `at` without a read (the leader's own publication). */
@@ -262,6 +281,17 @@ export class Following {
     return !this.#blind() && !(this.#following && this.#hears(now, delayMs));
   }
 
+  /**
+   * Whether this follower is due to stand at `now` (see {@link standAt}) and not waiting on a
+   * nonce that newly failed: its step then only peeks at the nonce it follows (`LeaderWindow.poll`),
+   * and stands at once if nothing changed there, rather than after a scan of every nonce (as long
+   * as the slowest nonce's read: the operation timeout when a shard hangs). Its candidacy reads
+   * every nonce before it claims.
+   */
+  standDue(now: number, delayMs: number, deferToPriority = false): boolean {
+    return !this.#blind() && this.standAt(delayMs, deferToPriority) <= now;
+  }
+
   /** When the follower will stand if nothing changes (for a precise wake-up). */
   standAt(delayMs: number, deferToPriority = false): number {
     const { timeoutMs, pongTimeoutMs } = this.#timing;
@@ -299,7 +329,8 @@ export class Following {
    * again after a read succeeded costs it again.
    */
   #lookAgainAfter(read: LeaderWindowRead): void {
-    this.#lastReadStartedAt = read.startedAt;
+    // Only a read that tried every nonce looks again where one newly failed.
+    if (read.scanned) this.#lastReadStartedAt = read.startedAt;
     for (const s of read.slots) {
       if (s.state === 'unavailable' && s.error === NOT_READ) continue;
       if (s.state !== 'unavailable') {
@@ -326,9 +357,15 @@ export class Following {
     return this.#lastPongAt !== undefined && now - this.#lastPongAt < this.#timing.pongTimeoutMs + delayMs;
   }
 
-  /** No PONG found for T + 2I (plus the stand tier's delay) while listed by the leader followed. */
+  /**
+   * No PONG found for T + 2I (plus the stand tier's delay) while listed by the leader followed, and
+   * this node's PINGs reach the store: PONGs are found only by PINGs that reach it, so while they
+   * have failed for over 2I (a store just back from an outage, failing some operations) the silence
+   * is this node's, not its leader's (see {@link pinged}).
+   */
   #pongSilent(now: number, delayMs: number): boolean {
-    return this.#listed && this.#following && now - this.pongBase >= this.#timing.pongTimeoutMs + delayMs;
+    const pinging = this.#lastPingAt === undefined || now - this.#lastPingAt <= this.#timing.readGapMs;
+    return pinging && this.#listed && this.#following && now - this.pongBase >= this.#timing.pongTimeoutMs + delayMs;
   }
 }
 

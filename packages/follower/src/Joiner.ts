@@ -15,6 +15,8 @@ export class Joiner {
   readonly #token: string;
   readonly #opTimeoutMs: number;
   #lastAppendAt: number | undefined;
+  /** When the last append that failed was tried. */
+  #failedAt: number | undefined;
 
   constructor(options: { kv: KV; key: CompoundKey; clock: Clock; self: Member; opTimeoutMs: number }) {
     this.#kv = options.kv;
@@ -27,11 +29,18 @@ export class Joiner {
   /** Forgets the last append, so that the next {@link due} check says yes. */
   reset(): void {
     this.#lastAppendAt = undefined;
+    this.#failedAt = undefined;
   }
 
-  /** True when no append happened yet, or the last one is older than `retryMs`. */
-  due(retryMs: number): boolean {
-    return this.#lastAppendAt === undefined || this.#clock.now() - this.#lastAppendAt >= retryMs;
+  /**
+   * True when no append happened yet, or the last one is older than `retryMs`; and, after an
+   * append that failed, once `afterFailureMs` has passed since it was tried (a slow store is not
+   * asked again at once: the failed append may even have landed).
+   */
+  due(retryMs: number, afterFailureMs = 0): boolean {
+    const now = this.#clock.now();
+    if (this.#failedAt !== undefined && now - this.#failedAt < afterFailureMs) return false;
+    return this.#lastAppendAt === undefined || now - this.#lastAppendAt >= retryMs;
   }
 
   /**
@@ -40,18 +49,24 @@ export class Joiner {
    * interval). Rejects on store errors.
    */
   async append(): Promise<void> {
+    const triedAt = this.#clock.now();
     let last: unknown;
     for (let attempt = 0; attempt < this.#key.window; attempt++) {
       try {
         await writeMoving(this.#key, (k) => withDeadline(this.#clock, this.#opTimeoutMs, 'join append', this.#kv.append(k, this.#token)));
         this.#lastAppendAt = this.#clock.now();
+        this.#failedAt = undefined;
         return;
       } catch (error) {
-        if (!RosterError.is(error, 'KV_VALUE_TOO_LARGE')) throw error;
+        if (!RosterError.is(error, 'KV_VALUE_TOO_LARGE')) {
+          this.#failedAt = triedAt;
+          throw error;
+        }
         last = error;
         this.#key.advance();
       }
     }
+    this.#failedAt = triedAt;
     throw last;
   }
 }

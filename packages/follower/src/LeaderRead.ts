@@ -137,6 +137,13 @@ export interface LeaderWindowOptions {
   readonly stillMs?: number;
   /** `LeaderWindow.poll` scans the whole window at least this often. @defaultValue 0: every poll scans */
   readonly scanEveryMs?: number;
+  /**
+   * While the Version is still (see {@link stillMs}), `LeaderWindow.poll` scans the whole window at
+   * most this often, and reads only the nonce followed in between (a poller that polls faster
+   * while the Version is still, to see a new leader sooner, costs one header read more per scan).
+   * @defaultValue 0: every poll of a still Version scans
+   */
+  readonly stillScanMs?: number;
   /** Called once for every value that does not parse as a broadcast. */
   readonly onGarbage?: (nonce: number, raw: string, reason: string) => void;
   /**

@@ -31,7 +31,8 @@ interface Known {
  *   the leadership or the list epoch of its Version changed (see `LIST_STRIDE`), the new list from
  *   its `ListCache`, from the leader's list steps, or, failing both, the whole value. It scans
  *   every nonce's header when it knows no broadcast, when that nonce is unavailable, empty or
- *   garbage, when the Version has been still for `stillMs`, and every `scanEveryMs`.
+ *   garbage, when the Version has been still for `stillMs` (then at most every `stillScanMs`), and
+ *   every `scanEveryMs`.
  */
 export class LeaderWindow {
   readonly #o: LeaderWindowOptions;
@@ -121,15 +122,18 @@ export class LeaderWindow {
    * has been still for `stillMs`, and every `scanEveryMs`, it scans the headers of every nonce
    * (one `getRange` each) and reads whole only the best value, when its list is not the one it
    * knows. Nonces whose value it did not read whole are reported unavailable ({@link NOT_READ}).
-   * Never rejects.
+   * A `peek` scans only when it must (no broadcast known, or its nonce not holding one): a
+   * follower due to stand looks where its leader was, and stands at once if it is still there
+   * unchanged (its candidacy reads every nonce next). Never rejects.
    */
-  async poll(signal?: AbortSignal): Promise<LeaderWindowRead> {
+  async poll(signal?: AbortSignal, peek = false): Promise<LeaderWindowRead> {
     const { key, clock } = this.#o;
     const startedAt = clock.now();
     const known = this.#known;
     const stillMs = this.#o.stillMs ?? 0;
     const scanEveryMs = this.#o.scanEveryMs ?? 0;
-    const scan = known === undefined || startedAt - this.#scannedAt >= scanEveryMs || startedAt - known.movedAt > stillMs;
+    const sinceScan = startedAt - this.#scannedAt;
+    const scan = known === undefined || (!peek && (sinceScan >= scanEveryMs || (startedAt - known.movedAt > stillMs && sinceScan >= (this.#o.stillScanMs ?? 0))));
     const all = key.keys().map((_, n) => n);
     let scanned = scan;
     let read = await this.#heads(scan ? all : [known.nonce], signal);

@@ -43,6 +43,14 @@ export class Staleness {
   }
 
   /**
+   * True while stillness seen before a gap in the reads that reached the store (an outage) awaits
+   * {@link sawUnchanged}: no change seen since, no pause of the reader.
+   */
+  get acrossGap(): boolean {
+    return this.#stillBeforeGap !== undefined;
+  }
+
+  /**
    * Records what a read saw, timed at `at` (the start of that read), or at the completion of a read
    * the reader was not looking through ({@link sawRead}) when that is later; returns true when it
    * is a change.

@@ -41,6 +41,20 @@ describe('Joiner', () => {
     expect(j.due(5000)).toBe(true);
   });
 
+  it('after a failed append, is due again only once the wait after a failure has passed (none by default)', async () => {
+    const { clock, faults, joiner } = setup();
+    const j = joiner('n1');
+    const outage = faults.storeOutage({ forMs: 10_000 });
+    await expect(j.append()).rejects.toBeInstanceOf(StoreUnavailableError);
+    expect(j.due(5000)).toBe(true);
+    expect(j.due(5000, 2000)).toBe(false);
+    await clock.advance(2000);
+    expect(j.due(5000, 2000)).toBe(true);
+    outage.heal();
+    await j.append();
+    expect(j.due(5000, 2000)).toBe(false);
+  });
+
   it('reset makes the next append due at once', async () => {
     const { joiner } = setup();
     const j = joiner('n1');

@@ -15,7 +15,7 @@ const members = (n: number): Member[] => Array.from({ length: n }, (_, i) => ({ 
 
 const stepKey = (to: ListId): string => `list/${to.era}/${to.nonce}/${to.id}/${to.epoch}`;
 
-function setup(options: { steps?: boolean; lists?: ListCache } = {}) {
+function setup(options: { steps?: boolean; lists?: ListCache; stillScanMs?: number } = {}) {
   const clock = new VirtualClock();
   const store = new MemoryKV({ clock });
   const faults = new FaultInjector({ clock, seed: 1, logCapacity: 10_000 });
@@ -29,6 +29,7 @@ function setup(options: { steps?: boolean; lists?: ListCache } = {}) {
     opTimeoutMs: I / 2, listStepBudgetMs: I / 4,
     stillMs: 1.5 * I,
     scanEveryMs: 5 * T,
+    ...(options.stillScanMs !== undefined && { stillScanMs: options.stillScanMs }),
     onGarbage: (_n, raw) => garbage.push(raw),
     ...(options.steps && { stepKey, onList: (how: 'cached' | 'step' | 'whole') => lists.push(how) }),
     ...(options.lists && { lists: options.lists }),
@@ -207,6 +208,33 @@ describe('LeaderWindow.poll', () => {
     const read = await window.poll();
     expect(read.scanned).toBe(true);
     expect(read.best).toMatchObject({ era: 2, nonce: 0, version: 0 });
+  });
+
+  it('polled every I/2 while the Version is still, scans at most every stillScanMs and reads only its nonce in between, where it finds a claim and its confirmation', async () => {
+    const { store, window, clock, ops } = setup({ stillScanMs: (3 * I) / 4 });
+    await store.set('leader 0', formatBroadcast({ era: 1, nonce: 0, version: 1000, id: 'node-0', members: members(20) }));
+    await window.poll();
+    await clock.advance(I);
+    await window.poll();
+    await clock.advance(I);
+    // Still for 2I (> stillMs): this poll scans; the next, I/2 later, reads only nonce 0.
+    expect((await window.poll()).scanned).toBe(true);
+    await clock.advance(I / 2);
+    const before = ops().length;
+    expect((await window.poll()).scanned).toBe(false);
+    expect(ops().slice(before)).toEqual(['getRange leader 0']);
+    await clock.advance(I / 2);
+    expect((await window.poll()).scanned).toBe(true);
+    // A claim over nonce 0, then its first publication: both found by the cheap read.
+    await store.set('leader 0', '2 0 0 node-5 node-5');
+    await clock.advance(I / 2);
+    let read = await window.poll();
+    expect(read.scanned).toBe(false);
+    expect(read.best).toMatchObject({ era: 2, nonce: 0, version: 0 });
+    await store.set('leader 0', formatBroadcast({ era: 2, nonce: 0, version: 1000, id: 'node-5', members: members(20) }));
+    await clock.advance(I / 2);
+    read = await window.poll();
+    expect(read.best).toMatchObject({ era: 2, nonce: 0, version: 1000, id: 'node-5' });
   });
 
   it('scans the whole window when its nonce is unavailable, empty or garbage', async () => {

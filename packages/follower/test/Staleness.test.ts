@@ -171,9 +171,13 @@ describe('Staleness', () => {
 
   it('outage bridge: a clone (a candidate) carries the gap, and bridges it later', () => {
     const s = outage();
+    expect(s.acrossGap).toBe(false);
     s.sawRead(9100, 9110, 2 * I);
     expect(s.isSeenStill(9110, T)).toBe(false);
+    // What a node that stands now stood on: stillness seen across an outage (it stands as blind).
+    expect(s.acrossGap).toBe(true);
     const candidate = s.clone();
+    expect(candidate.acrossGap).toBe(true);
     candidate.sawRead(9200, 9210, 2 * I);
     candidate.sawUnchanged();
     expect(candidate.isSeenStill(9210, T)).toBe(true);
@@ -184,6 +188,7 @@ describe('Staleness', () => {
     changed.sawRead(9100, 9110, 2 * I);
     changed.observe(b(2), 9100);
     changed.sawRead(9200, 9210, 2 * I);
+    expect(changed.acrossGap).toBe(false);
     changed.sawUnchanged();
     expect(changed.seenStillAt(T)).toBe(9100 + T);
     const paused = outage();

@@ -36,6 +36,7 @@ describe('the public API of @roster/follower', () => {
       'Following',
       'Joiner',
       'LeaderWindow',
+      'Pace',
       'Pinger',
       'Staleness',
       'coversBelow',
@@ -43,11 +44,13 @@ describe('the public API of @roster/follower', () => {
       'formatListStep',
       'listIdOf',
       'nextVersion',
+      'readEveryNonce',
       'sameListId',
       'sameMembers',
       'showsNothingNewer',
       'showsUnchanged',
       'supersedes',
+      'watchRoundTrips',
     ]);
   });
 

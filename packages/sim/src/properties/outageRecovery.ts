@@ -8,14 +8,16 @@ export interface OutageOutcome {
   readonly returnedAt: number;
   /** ms from the store's return to the first instant with exactly one node having `isLeader()` true (`undefined`: never). */
   readonly oneLeaderAfterMs: number | undefined;
+  /** How long after its return the store's operations failed at random (the outage's `flakyMs`; 0: none). */
+  readonly flakyMs: number;
 }
 
 /**
  * The outcome of the run's outage when the run is a pure store-outage run: only `start` steps and
  * exactly one `storeOutage` for every node, longer than T, of a converged cluster with one leader
  * at that time, and possibly outages of single nodes from the same instant that end up to I later
- * (their clients reconnect later). The store's return is when it is back for every node.
- * `undefined` for every other run.
+ * (their clients reconnect later). The store's return is when it is back for every node, before
+ * the random failures of its `flakyMs`, if any. `undefined` for every other run.
  */
 export function storeReturn(run: Run): OutageOutcome | undefined {
   if (run.dataLoss) return undefined;
@@ -27,6 +29,7 @@ export function storeReturn(run: Run): OutageOutcome | undefined {
   if (shared.length !== 1) return undefined;
   const outage = shared[0]!;
   const end = (s: (typeof outages)[number]): number => s.at + s.forMs + (s.stallMs ?? 0);
+  const flakyMs = Math.max(...outages.map((s) => s.flakyMs ?? 0));
   // Clients reconnect at different times: an outage of single nodes may start with the store's and
   // end up to I after it (that node's connection comes back later).
   const stragglers = outages.filter((s) => s !== outage);
@@ -36,7 +39,7 @@ export function storeReturn(run: Run): OutageOutcome | undefined {
   if (!before?.converged || before.leaders.length !== 1) return undefined;
   const returnedAt = Math.max(...outages.map(end));
   const first = run.history.samples.find((s, i) => s.leaders.length === 1 && (s.at >= returnedAt || (run.history.samples[i + 1]?.at ?? Infinity) > returnedAt));
-  return { at: outage.at, returnedAt, oneLeaderAfterMs: first === undefined ? undefined : Math.max(0, first.at - returnedAt) };
+  return { at: outage.at, returnedAt, oneLeaderAfterMs: first === undefined ? undefined : Math.max(0, first.at - returnedAt), flakyMs };
 }
 
 /**
@@ -51,7 +54,9 @@ export const outageRecovery: Property = {
   summary: 'after a store outage longer than T, for every node, one leader leads again within T + 2I of the return',
   check(run) {
     const o = storeReturn(run);
-    if (!o) return [];
+    // A store whose operations fail at random after its return promises nothing by a bound: measured
+    // (sim/test/outages.test.ts), not asserted.
+    if (!o || o.flakyMs > 0) return [];
     const { intervalMs: I, timeoutMs: T } = run.scenario.timing;
     const bound = T + 2 * I;
     if (run.history.end < o.returnedAt + bound) return [];

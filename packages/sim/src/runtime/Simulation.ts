@@ -249,9 +249,13 @@ class Simulation {
           ...(step.flakyMs !== undefined && { flakyMs: step.flakyMs }),
         });
         return undefined;
-      case 'storeOutage':
-        faults.storeOutage({ forMs: step.forMs, stallMs: step.stallMs ?? 0, ...scope(step.node) });
+      case 'storeOutage': {
+        const stallMs = step.stallMs ?? 0;
+        faults.storeOutage({ forMs: step.forMs, stallMs, ...scope(step.node) });
+        const flakyMs = step.flakyMs ?? 0;
+        if (flakyMs > 0) this.#clock.setTimer(() => void faults.failures({ probability: 0.5, forMs: flakyMs, ...scope(step.node) }), step.forMs + stallMs);
         return undefined;
+      }
       case 'failures':
         faults.failures({
           probability: step.probability,

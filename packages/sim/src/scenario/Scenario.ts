@@ -79,8 +79,12 @@ export type Action =
    * its PONGs would be indistinguishable from a follower of a crashed leader.
    */
   | { readonly do: 'staleRouting'; readonly node: NodeId; readonly keys: KeyRef; readonly forMs: number }
-  /** Takes the whole store away (`StoreUnavailableError`), optionally after a stall. */
-  | ({ readonly do: 'storeOutage'; readonly forMs: number; readonly stallMs?: number } & NodeScope)
+  /**
+   * Takes the whole store away (`StoreUnavailableError`), optionally after a stall; then, for
+   * `flakyMs`, operations fail at random (p = 0.5), as while a store just back from crash recovery
+   * answers slower than the operation timeout and its clients reconnect.
+   */
+  | ({ readonly do: 'storeOutage'; readonly forMs: number; readonly stallMs?: number; readonly flakyMs?: number } & NodeScope)
   /** Fails operations at random, before applying them or after (a lost reply). */
   | ({
       readonly do: 'failures';

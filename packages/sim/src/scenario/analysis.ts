@@ -13,7 +13,12 @@ export type Views = 'shared' | 'per-node';
 /** The {@link Views} of a scenario. */
 export function viewsOf(scenario: Scenario): Views {
   const divergent = scenario.steps.some(
-    (s) => s.do === 'failures' || s.do === 'latency' || s.do === 'staleRouting' || ((s.do === 'keyUnavailable' || s.do === 'storeOutage') && s.node !== undefined),
+    (s) =>
+      s.do === 'failures' ||
+      s.do === 'latency' ||
+      s.do === 'staleRouting' ||
+      ((s.do === 'keyUnavailable' || s.do === 'storeOutage') && s.node !== undefined) ||
+      (s.do === 'storeOutage' && (s.flakyMs ?? 0) > 0),
   );
   return divergent ? 'per-node' : 'shared';
 }
@@ -43,8 +48,9 @@ export function stepEnd(step: Step): number {
     case 'staleRouting':
       return step.at + step.forMs;
     case 'keyUnavailable':
-    case 'storeOutage':
       return step.at + step.forMs + (step.stallMs ?? 0);
+    case 'storeOutage':
+      return step.at + step.forMs + (step.stallMs ?? 0) + (step.flakyMs ?? 0);
     case 'keyRollback':
       return step.at + step.forMs + (step.flakyMs ?? 0);
     case 'failures':

@@ -111,6 +111,7 @@ function checkStep(step: Step, field: string): void {
       node(step.node, true);
       if (!count(step.forMs)) bad('forMs', step.forMs, 'a non-negative integer');
       if (step.stallMs !== undefined && !count(step.stallMs)) bad('stallMs', step.stallMs, 'a non-negative integer');
+      if (step.flakyMs !== undefined && !count(step.flakyMs)) bad('flakyMs', step.flakyMs, 'a non-negative integer');
       return;
     case 'failures':
       key(step.keys, true);

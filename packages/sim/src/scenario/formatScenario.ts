@@ -45,7 +45,7 @@ export function formatStep(step: Step): string {
     case 'keyRollback':
       return `keyRollback ${step.keys} for ${step.forMs} ms${step.hang === true ? ', hanging' : ''}, back with its old data${step.flakyMs ? `, flaky for ${step.flakyMs} ms` : ''}`;
     case 'storeOutage':
-      return `storeOutage${scope} for ${step.forMs} ms${stall(step.stallMs)}`;
+      return `storeOutage${scope} for ${step.forMs} ms${stall(step.stallMs)}${step.flakyMs ? `, flaky for ${step.flakyMs} ms` : ''}`;
     case 'failures':
       return `failures p=${step.probability}${step.after ? ' after applying' : ''}${ops(step.ops)}${on(step.keys)}${scope} for ${step.forMs} ms`;
     case 'latency':
