@@ -88,7 +88,7 @@ export class RosterNode implements RosterNodeApi {
 
   /** @internal Use `createNode()`. */
   constructor(resolved: ResolvedConfig) {
-    this.#pace = new Pace({ roundTripMs: resolved.timing.paceRoundTripMs, operationTimeoutMs: resolved.operationTimeoutMs });
+    this.#pace = new Pace({ paceRoundTripMs: resolved.timing.paceRoundTripMs, operationTimeoutMs: resolved.operationTimeoutMs });
     const config: ResolvedConfig = { ...resolved, kv: watchRoundTrips(resolved.kv, this.#pace, resolved.clock) };
     this.#cfg = config;
     this.id = config.id;

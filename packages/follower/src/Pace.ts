@@ -6,7 +6,7 @@ export interface PaceOptions {
    * The longest mean round trip the node's loops keep their pace at (`@roster/election`'s
    * `paceRoundTripMs`, τ/2): up to it, {@link Pace.factor} is 1.
    */
-  readonly roundTripMs: number;
+  readonly paceRoundTripMs: number;
   /**
    * The operation timeout τ: a round trip longer than this counts as τ (it timed out for the
    * caller), and a mean of τ is the slowest pace, {@link MAX_PACE}.
@@ -20,7 +20,7 @@ export const MAX_PACE = 4;
 /**
  * How much slower than its normal pace a node runs the loops that can wait (its PINGs, polls,
  * join retries, candidacies), from the round trips it observes on the store: 1 while the mean
- * round trip stays within `roundTripMs` (τ/2), rising linearly to {@link MAX_PACE} as it reaches
+ * round trip stays within `paceRoundTripMs` (τ/2), rising linearly to {@link MAX_PACE} as it reaches
  * the operation timeout τ. Below τ/2 operations do not time out, and a loaded but working store
  * (a few ms to tens of ms) changes nothing; from there on, operations start to fail.
  *
@@ -41,13 +41,13 @@ export const MAX_PACE = 4;
  * Deterministic: no randomness, no clock of its own (see {@link watchRoundTrips}).
  */
 export class Pace {
-  readonly #roundTripMs: number;
+  readonly #paceRoundTripMs: number;
   readonly #timeoutMs: number;
   #mean: number | undefined;
 
   constructor(options: PaceOptions) {
     this.#timeoutMs = Math.max(1, options.operationTimeoutMs);
-    this.#roundTripMs = Math.min(Math.max(0, options.roundTripMs), this.#timeoutMs / 2);
+    this.#paceRoundTripMs = Math.min(Math.max(0, options.paceRoundTripMs), this.#timeoutMs / 2);
   }
 
   /** The mean round trip observed (ms), `undefined` before the first. */
@@ -57,8 +57,8 @@ export class Pace {
 
   /** How many times slower than normal the node's paced loops run: 1 on a healthy store, at most {@link MAX_PACE}. */
   get factor(): number {
-    if (this.#mean === undefined || this.#mean <= this.#roundTripMs) return 1;
-    return 1 + ((MAX_PACE - 1) * (this.#mean - this.#roundTripMs)) / (this.#timeoutMs - this.#roundTripMs);
+    if (this.#mean === undefined || this.#mean <= this.#paceRoundTripMs) return 1;
+    return 1 + ((MAX_PACE - 1) * (this.#mean - this.#paceRoundTripMs)) / (this.#timeoutMs - this.#paceRoundTripMs);
   }
 
   /** An operation answered after `ms`. */

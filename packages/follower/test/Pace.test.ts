@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_PACE, Pace, watchRoundTrips } from '../src/Pace.js';
 
 /** τ = 500 ms, the normal pace up to τ/2 = 250 ms: the factor goes from 1 there to 4 at τ. */
-const pace = () => new Pace({ roundTripMs: 250, operationTimeoutMs: 500 });
+const pace = () => new Pace({ paceRoundTripMs: 250, operationTimeoutMs: 500 });
 
 describe('Pace', () => {
   it('runs at the normal pace (factor 1) before any round trip and while the mean round trip stays within τ/2', () => {
