@@ -146,7 +146,9 @@ export class Staleness {
    */
   isStale(now: number, timeoutMs: number, goodbyeStale = true): boolean {
     if (goodbyeStale && this.#tracked !== undefined && isGoodbye(this.#tracked)) return true;
-    return now - this.#changedAt >= this.#still(timeoutMs);
+    // As `staleAt` computes it (not `now - changedAt`): at fractional times the two could disagree by
+    // a rounding error, and a wake-up timed to `staleAt` would find the node not stale yet, for ever.
+    return now >= this.#changedAt + this.#still(timeoutMs);
   }
 
   /**
@@ -156,7 +158,7 @@ export class Staleness {
    */
   isSeenStill(now: number, timeoutMs: number): boolean {
     if (this.#tracked !== undefined && isGoodbye(this.#tracked)) return true;
-    return now - this.#seenStillFrom >= this.#still(timeoutMs);
+    return now >= this.#seenStillFrom + this.#still(timeoutMs);
   }
 
   /** When {@link isSeenStill} becomes true if nothing changes. */

@@ -437,4 +437,21 @@ describe('regressions found by the simulator', () => {
     expect(rolesOf(run, 'n3').filter((r) => r.at < 7620 + 685 + 2 * timing.intervalMs)).toEqual([]);
     expect(run.history.updatesOf('n3').some((u) => u.update.type === 'leader' && u.update.leader?.id === 'n1')).toBe(true);
   });
+  it('a claimed candidate waiting for stillness at a fractional time does not spin: the wake-up timed to the stillness finds it still (pnpm chaos --seed 20261127)', async () => {
+    // Latency draws give fractional times; `now - since >= T` and `since + T <= now` disagreed by a
+    // rounding error, so the candidate's wake-up at `since + T` found it not still yet, and waited
+    // for it again at once: more than 5,000 timer callbacks at one instant.
+    const run = await runScenario({
+      seed: 0,
+      timing,
+      steps: [
+        { at: 155, do: 'start', node: 'n1' },
+        { at: 1160, do: 'keyUnavailable', keys: 'leader *', forMs: 8770, stallMs: 501 },
+      ],
+    });
+    expect(checkRun(run).violations).toEqual([]);
+    // The situation: n1 confirmed its claim at a fractional time.
+    const led = run.history.updatesOf('n1').find((u) => u.update.type === 'role' && u.update.role === 'leader');
+    expect(led !== undefined && !Number.isInteger(led.at)).toBe(true);
+  });
 });
