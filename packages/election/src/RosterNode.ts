@@ -307,8 +307,10 @@ export class RosterNode implements RosterNodeApi {
   /**
    * The period of the main loop: the interval, but for a follower and a candidate that has not
    * claimed yet, whose reads back off when the store is slow (`stepPacedMs`, at most 1.5I;
-   * `candidateStepMs`, at most T; see the timing table). A leader, an observer and a claimed
-   * candidate keep the interval.
+   * `candidateStepMs`, at most T; see the timing table), and for a follower on a healthy store
+   * whose leader went silent or whose best leadership is a claim, which polls every I/2
+   * (`stillPollMs`, `Following.pollsFast`). A leader, an observer and a claimed candidate keep
+   * the interval.
    */
   #period(): number {
     const phase = this.#phase;
