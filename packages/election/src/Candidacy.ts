@@ -1,5 +1,5 @@
 import { bestBroadcast, compareLeadership, formatBroadcast, formatHeader, parseBroadcast, sameLeadership, type Broadcast } from '@roster/follower';
-import { coversBelow, readEveryNonce, showsNothingNewer, showsUnchanged, supersedes, type LeaderWindowRead, type Staleness } from '@roster/follower/internal';
+import { coversBelow, readEveryNonce, showsNothingNewer, showsUnchanged, supersedes, type LeaderWindowRead, type Rivals, type Staleness } from '@roster/follower/internal';
 import type { Timing } from './timing.js';
 import { expectedValue } from './expectedValue.js';
 import { isKeyFailure, type Clock, type CompareAndSetOptions, type CompoundKey, type KV, type Timer } from '@roster/kv-adapter';
@@ -10,6 +10,11 @@ interface Common {
   readonly basis: Broadcast | undefined;
   /** Progress of the best broadcast other than our claim: we lead only once it is stale. */
   readonly others: Staleness;
+  /**
+   * Every leadership found in the window, each watched on its own (the node's, shared with its
+   * reads): a worse one may be a live leader, elected while the best was hidden.
+   */
+  readonly rivals: Rivals;
   /**
    * Stood while no nonce of the leader key could be read, or on stillness seen across a gap in the
    * reads that reached the store (an outage): progress seen before claiming ends it.
@@ -56,9 +61,10 @@ export type CandidateTiming = Pick<Timing, 'timeoutMs' | 'claimTimeoutMs' | 'set
  * The candidate's rule, applied to one read completed at `now`: unclaimed, it claims
  * unless a leadership better than its basis appeared; claimed, it follows a better broadcast,
  * gives up when its claim is gone or unconfirmed after T + I, and leads once the settle time has
- * passed, every other broadcast has stood still for T (its leader, if alive, has fenced itself),
+ * passed, every other leadership has stood still for T (its leader, if alive, has fenced itself),
  * and the read rules out a broadcast hidden below its claim's nonce (`coversBelow`).
- * Records the progress of the other broadcasts in `c.others`.
+ * Records the progress of the best other broadcast in `c.others` (each leadership's is recorded in
+ * `c.rivals` by the node's reads).
  */
 export function decide(c: Candidacy, read: LeaderWindowRead, now: number, timing: CandidateTiming): CandidateDecision {
   const claim = c.phase === 'claimed' ? c.claim : undefined;
@@ -92,15 +98,21 @@ export function decide(c: Candidacy, read: LeaderWindowRead, now: number, timing
   const tracked = c.others.tracked;
   const replacedTracked = c.replaced !== undefined && sameLeadership(c.replaced, tracked) && c.replaced.version === tracked!.version;
   if (showsUnchanged(read, tracked, c.claim) || (replacedTracked && showsNothingNewer(read, tracked, c.claim))) c.others.sawUnchanged();
+  c.rivals.sawUnchanged(read);
   // A nonce below the claim that this read could not read is not absent: a claim of our era may
   // be there (its candidate could not read ours either), ranking first. Confirm only on a read that
   // rules that out; a nonce known unavailable (its shard down or frozen) holds nothing new.
   const covered = coversBelow(read, c.claim.nonce);
   // Stillness counts only as seen by reads that reached the store: a leader that this candidate
   // could not read at all (a store outage of its own) may have published all along.
-  if (covered && c.others.isSeenStill(now, timing.timeoutMs)) return { action: 'lead' };
+  // Every other leadership found in the window must have stood still for T too, not only the best:
+  // a worse one may be a live leader, elected at the next nonce while a better claim was hidden at
+  // an unavailable one; it learns of our claim only at its next read (Rivals).
+  const rivalsStillAt = c.rivals.seenStillAt(timing.timeoutMs, [c.claim, tracked]);
+  const rivalsStill = now >= rivalsStillAt;
+  if (covered && c.others.isSeenStill(now, timing.timeoutMs) && rivalsStill) return { action: 'lead' };
   if (now - c.claimedAt > timing.claimTimeoutMs) return { action: 'follow', reason: 'claim-unconfirmed' };
-  const staleAt = c.others.seenStillAt(timing.timeoutMs);
+  const staleAt = Math.max(c.others.seenStillAt(timing.timeoutMs), rivalsStillAt);
   return { action: 'wait', at: covered ? staleAt : Math.max(staleAt, now + timing.settleMs) };
 }
 

@@ -49,7 +49,7 @@ export class CandidateRole {
     this.#host = host;
     const f = host.following;
     // Standing on stillness seen across a store outage is standing blind too: the leader may be back.
-    this.#c = { phase: 'unclaimed', basis: f.bestSeen, others: f.staleness.clone(), blind: blind || f.staleness.acrossGap };
+    this.#c = { phase: 'unclaimed', basis: f.bestSeen, others: f.staleness.clone(), rivals: f.rivals, blind: blind || f.staleness.acrossGap };
   }
 
   /** What the candidate holds now. */

@@ -1,7 +1,7 @@
 import { deriveTiming, resolveDurations } from '../src/timing.js';
 import { describe, expect, it } from 'vitest';
 import { parseBroadcast, type Broadcast } from '@roster/follower';
-import { Staleness, type LeaderWindowRead } from '@roster/follower/internal';
+import { Rivals, Staleness, type LeaderWindowRead } from '@roster/follower/internal';
 import { KeyUnavailableError, StoreUnavailableError } from '@roster/kv-adapter';
 import { decide, writeClaim, type Candidacy } from '../src/Candidacy.js';
 import { WindowFixture, broadcast } from './support/window.js';
@@ -12,7 +12,7 @@ const timing = deriveTiming(resolveDurations({ intervalMs: 100, timeoutMs: 500, 
 function unclaimed(basis: Broadcast | undefined, changedAt: number): Candidacy {
   const others = new Staleness(changedAt);
   if (basis) others.observe(basis, changedAt);
-  return { phase: 'unclaimed', basis, others };
+  return { phase: 'unclaimed', basis, others, rivals: new Rivals() };
 }
 
 function claimed(basis: Broadcast | undefined, changedAt: number, claim: Broadcast, raw: string, claimedAt: number): Candidacy {
@@ -80,6 +80,35 @@ describe('Candidacy: the candidate’s rule', () => {
     const read = await f.read();
     expect(decide(c, read, 500, timing)).toEqual({ action: 'wait', at: read.at + timing.timeoutMs });
     expect(decide(c, read, read.at + timing.timeoutMs, timing)).toEqual({ action: 'lead' });
+  });
+
+  it('does not lead while a worse leadership in the window keeps publishing: its leader, elected while the best was hidden, is alive until it sees the claim', async () => {
+    const f = new WindowFixture();
+    // The best leadership was a claim at nonce 0, hidden (its nonce unavailable) while `live` was
+    // elected at nonce 1; the candidate replaced the dead claim with its own.
+    const dead = broadcast('dead', 1, 0, 0);
+    const claim = broadcast('me', 2, 0, 0);
+    const raw = await f.put(claim);
+    const c = claimed(dead, -1000, claim, raw, 0);
+    // Rivals learns from every read of the node (one per interval); here, the reads the test makes.
+    const see = async (): Promise<LeaderWindowRead> => {
+      const read = await f.read();
+      c.rivals.saw(read, 2 * 100);
+      return read;
+    };
+    await f.put(broadcast('live', 1, 1, 7));
+    await see();
+    await f.clock.advance(100);
+    await f.put(broadcast('live', 1, 1, 8));
+    // The dead claim is still, but `live` published at 100 ms: the candidate waits for T of it.
+    expect(decide(c, await see(), 100, timing)).toEqual({ action: 'wait', at: 100 + timing.timeoutMs });
+    for (let t = 200; t < 600; t += 100) {
+      await f.clock.advance(100);
+      expect(decide(c, await see(), t, timing)).toEqual({ action: 'wait', at: 100 + timing.timeoutMs });
+    }
+    // Dethroned by the claim, it stopped: still for T, the candidate leads.
+    await f.clock.advance(100);
+    expect(decide(c, await see(), 600, timing)).toEqual({ action: 'lead' });
   });
 
   it('does not lead on a read that could not read a nonce below its claim for a store failure: a claim of its era may be there', async () => {

@@ -5,6 +5,7 @@ import type { RosterKeys } from './keys.js';
 import { LeaderWindow } from './LeaderWindow.js';
 import { NOT_READ, readEveryNonce, type LeaderWindowRead, type OwnPublication } from './LeaderRead.js';
 import type { ListCache } from './listStep.js';
+import { Rivals } from './Rivals.js';
 import { Staleness } from './Staleness.js';
 import { supersedes } from './versions.js';
 
@@ -40,6 +41,8 @@ export class Following {
   /** The best leadership ever seen, at the highest version seen. */
   bestSeen: Broadcast | undefined;
   readonly staleness: Staleness;
+  /** Every leadership found in the window, each watched for progress (a candidate confirms once all are still). */
+  readonly rivals: Rivals;
   maxEra = 0;
   /** Since when this follower expects PONGs (following a new leader resets it). */
   pongBase: number;
@@ -120,6 +123,7 @@ export class Following {
     // A claim's candidate confirms up to T + I after claiming and publishes within an operation
     // after: a claim counts as still only after T + 2I (see Staleness).
     this.staleness = new Staleness(clock.now(), timing.claimGraceMs);
+    this.rivals = new Rivals(timing.claimGraceMs);
     this.pongBase = clock.now();
   }
 
@@ -143,6 +147,7 @@ export class Following {
     // A candidate's view of the others keeps timing from the start of a read: it only confirms a
     // claim already made, on stillness seen by reads that reached the store (Staleness.isSeenStill).
     others?.sawRead(read.startedAt, read.at, maxGap, read.reachable);
+    this.rivals.saw(read, maxGap);
     // The leader followed published a new list that could not be read whole: its Version moved,
     // which is what staleness watches (the list itself is read at the next poll).
     const moving = read.moving;

@@ -17,6 +17,7 @@ export {
 } from './Following.js';
 export type { FollowerTiming } from './FollowerTiming.js';
 export { Staleness } from './Staleness.js';
+export { Rivals } from './Rivals.js';
 export { Pinger } from './Pinger.js';
 export { Joiner } from './Joiner.js';
 export { Pace, watchRoundTrips, type PaceOptions } from './Pace.js';

@@ -38,6 +38,7 @@ describe('the public API of @roster/follower', () => {
       'LeaderWindow',
       'Pace',
       'Pinger',
+      'Rivals',
       'Staleness',
       'coversBelow',
       'diffLists',

@@ -454,4 +454,30 @@ describe('regressions found by the simulator', () => {
     const led = run.history.updatesOf('n1').find((u) => u.update.type === 'role' && u.update.role === 'leader');
     expect(led !== undefined && !Number.isInteger(led.at)).toBe(true);
   });
+  it('a candidate does not confirm over a live leader of a worse leadership, elected while a better claim was hidden (hidden-claim-masks-live-leader, pnpm chaos --seed 20261127)', async () => {
+    // n1 claims era 1 at leader nonce 0 just before that nonce becomes unavailable for 6.3 s; n3,
+    // which never saw the claim, is elected at nonce 1 (nonce 0 known unavailable). When nonce 0 is
+    // back, n2, which saw the claim before, tracks it (era 1, nonce 0 ranks above era 1, nonce 1),
+    // stands on its stillness, and claimed era 2 over it; watching only the best leadership, it
+    // confirmed while n3 still led: two leaders for 195 ms.
+    const run = await runScenario({
+      seed: 0,
+      timing,
+      steps: [
+        { at: 5415, do: 'start', node: 'n1' },
+        { at: 5480, do: 'start', node: 'n2' },
+        { at: 6675, do: 'start', node: 'n3' },
+        { at: 10_485, do: 'keyUnavailable', keys: 'leader 0', forMs: 6295 },
+      ],
+    });
+    expect(checkRun(run).violations).toEqual([]);
+    // The situation: n3 led at nonce 1 while n2 claimed over the hidden claim, and n2 was elected
+    // only after n3, dethroned by that claim, had stopped publishing for T.
+    const n3 = rolesOf(run, 'n3');
+    const n2Leads = rolesOf(run, 'n2').find((r) => r.role === 'leader');
+    const n3Stops = n3.find((r) => r.reason === 'dethroned');
+    expect(n3.some((r) => r.role === 'leader')).toBe(true);
+    expect(n2Leads !== undefined && n3Stops !== undefined && n2Leads.at >= n3Stops.at).toBe(true);
+    expect(run.history.updatesOf('n2').some((u) => u.update.type === 'leader' && u.update.leader?.era === 2 && u.update.leader.nonce === 0)).toBe(true);
+  });
 });
