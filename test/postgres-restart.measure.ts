@@ -4,9 +4,9 @@
  * T = 500 ms: when one leader, followed by all, is back after the store's return (the bound is
  * T + 2I = 700 ms), and whether it is the old leader re-validating its lease or a new one.
  * `npx vitest run --config vitest.measure.config.ts postgres-restart` (from test/); prints one line
- * per run and a summary. PostgreSQL runs with `synchronous_commit = on` (its default: an immediate
- * shutdown then loses no acknowledged write, as the protocol assumes; `ROSTER_ASYNC_COMMIT=1` for
- * the tests' usual `off`, which loses the last few hundred ms of commits); `ROSTER_DEBUG=1` runs the
+ * per run and a summary. PostgreSQL runs with `synchronous_commit = on`, as every test does (its
+ * default: an immediate shutdown then loses no acknowledged write, as the protocol assumes;
+ * `ROSTER_ASYNC_COMMIT=1` for `off`, which loses the last few hundred ms of commits); `ROSTER_DEBUG=1` runs the
  * nodes with `--verbose` and prints their candidates' steps (docs/faults.md, "PostgreSQL"). Asserts only what must always hold: no two processes report `leader` at
  * once, and one leader comes back (the bounds of the regular suite are in stores-postgres.test.ts).
  */
@@ -27,7 +27,7 @@ let server: LocalPostgres;
 const nodes: RosterNodeProcess[] = [];
 
 beforeAll(async () => {
-  server = await LocalPostgres.start(process.env.ROSTER_ASYNC_COMMIT ? {} : { settings: { synchronous_commit: 'on' } });
+  server = await LocalPostgres.start(process.env.ROSTER_ASYNC_COMMIT ? { settings: { synchronous_commit: 'off' } } : {});
 }, 60_000);
 afterAll(async () => {
   await killAllNodes();

@@ -147,7 +147,9 @@ export class Following {
     // A candidate's view of the others keeps timing from the start of a read: it only confirms a
     // claim already made, on stillness seen by reads that reached the store (Staleness.isSeenStill).
     others?.sawRead(read.startedAt, read.at, maxGap, read.reachable);
-    this.rivals.saw(read, maxGap);
+    // Every leadership's stillness is judged as the best one's is: by a candidate's rule while
+    // this node stands (`others`), by a follower's otherwise.
+    this.rivals.saw(read, maxGap, others ? maxGap : this.#timing.slowReadMs);
     // The leader followed published a new list that could not be read whole: its Version moved,
     // which is what staleness watches (the list itself is read at the next poll).
     const moving = read.moving;

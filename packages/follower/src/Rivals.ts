@@ -42,15 +42,18 @@ export class Rivals {
     return this.#watched.size;
   }
 
-  /** Takes in a read (see {@link Staleness.sawRead} for `maxGapMs`). */
-  saw(read: LeaderWindowRead, maxGapMs: number): void {
-    for (const w of this.#watched.values()) w.staleness.sawRead(read.startedAt, read.at, maxGapMs, read.reachable);
+  /**
+   * Takes in a read (see {@link Staleness.sawRead} for `maxGapMs` and `slowMs`: a node judges
+   * every leadership's stillness as it judges the best one's, as a follower or as a candidate).
+   */
+  saw(read: LeaderWindowRead, maxGapMs: number, slowMs = maxGapMs): void {
+    for (const w of this.#watched.values()) w.staleness.sawRead(read.startedAt, read.at, maxGapMs, read.reachable, slowMs);
     const found = foundIn(read);
     for (const [key, f] of found) {
       let w = this.#watched.get(key);
       if (w === undefined) {
         const staleness = new Staleness(read.startedAt, this.#claimGraceMs);
-        staleness.sawRead(read.startedAt, read.at, maxGapMs, read.reachable);
+        staleness.sawRead(read.startedAt, read.at, maxGapMs, read.reachable, slowMs);
         w = { staleness, nonce: f.nonce };
         this.#watched.set(key, w);
       }
