@@ -127,7 +127,9 @@ export class FollowerRole {
     // Due to stand: a look at the followed nonce is enough (its candidacy reads every nonce next).
     const deferring = this.#defers();
     const due = !whole && host.role() === 'follower' && f.standDue(clock.now(), this.#standDelay(deferring), deferring);
-    const read = await f.read(undefined, whole ? 'read' : due ? 'peek' : 'poll');
+    // Due but for a nonce that newly failed: only a read of every nonce ends that wait.
+    const look = !whole && !due && host.role() === 'follower' && f.mustLookAgain(clock.now(), this.#standDelay(deferring), deferring);
+    const read = await f.read(undefined, whole || look ? 'read' : due ? 'peek' : 'poll');
     const role = host.role();
     if ((role !== 'follower' && role !== 'observer') || host.stopped()) return undefined;
     host.absorb(read);

@@ -12,7 +12,7 @@ const timing = deriveTiming(resolveDurations({ intervalMs: 100, timeoutMs: 500, 
 function unclaimed(basis: Broadcast | undefined, changedAt: number): Candidacy {
   const others = new Staleness(changedAt);
   if (basis) others.observe(basis, changedAt);
-  return { phase: 'unclaimed', basis, others, rivals: new Rivals() };
+  return { phase: 'unclaimed', basis, others, rivals: new Rivals(timing.timeoutMs) };
 }
 
 function claimed(basis: Broadcast | undefined, changedAt: number, claim: Broadcast, raw: string, claimedAt: number): Candidacy {

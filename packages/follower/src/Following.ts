@@ -123,7 +123,7 @@ export class Following {
     // A claim's candidate confirms up to T + I after claiming and publishes within an operation
     // after: a claim counts as still only after T + 2I (see Staleness).
     this.staleness = new Staleness(clock.now(), timing.claimGraceMs);
-    this.rivals = new Rivals(timing.claimGraceMs);
+    this.rivals = new Rivals(timing.timeoutMs, timing.claimGraceMs);
     this.pongBase = clock.now();
   }
 
@@ -297,6 +297,17 @@ export class Following {
    */
   standDue(now: number, delayMs: number, deferToPriority = false): boolean {
     return !this.#blind() && this.standAt(delayMs, deferToPriority) <= now;
+  }
+
+  /**
+   * Whether this follower would be due to stand at `now` but for a nonce that newly failed, whose
+   * wait has passed with no read of every nonce started since (see {@link standReason}): its next
+   * read must read every nonce. A poll reads one nonce, and a follower whose followed nonce keeps
+   * changing (a leadership worse than the one it tracks is publishing there) may never be given a
+   * scan by `LeaderWindow.poll`: the wait would never end, and the follower would never stand.
+   */
+  mustLookAgain(now: number, delayMs: number, deferToPriority = false): boolean {
+    return this.#blind() && this.standAt(delayMs, deferToPriority) <= now;
   }
 
   /** When the follower will stand if nothing changes (for a precise wake-up). */

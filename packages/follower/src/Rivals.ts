@@ -25,15 +25,21 @@ interface Watched {
  * A leadership is watched from the first read that finds it (at a nonce, or by the header of a
  * value that read could not fetch), timed like the best one: only a higher Version is progress,
  * and stillness counts only as seen by reads that reached the store ({@link Staleness.sawRead}). It
- * is forgotten once a read found it nowhere after reading both the nonce where it was last found
- * and the next one (where its leader would have moved), or when more than 32 are watched.
+ * is forgotten once it has been seen still for T and a read found it nowhere after reading both the
+ * nonce where it was last found and the next one (where its leader would have moved), or when more
+ * than 32 are watched.
  */
 export class Rivals {
   readonly #watched = new Map<string, Watched>();
+  readonly #timeoutMs: number;
   readonly #claimGraceMs: number;
 
-  /** `claimGraceMs`: how much longer than T a claim must stay unchanged to count as still (see {@link Staleness}). */
-  constructor(claimGraceMs = 0) {
+  /**
+   * `timeoutMs`: T; `claimGraceMs`: how much longer than T a claim must stay unchanged to count as
+   * still (see {@link Staleness}).
+   */
+  constructor(timeoutMs: number, claimGraceMs = 0) {
+    this.#timeoutMs = timeoutMs;
     this.#claimGraceMs = claimGraceMs;
   }
 
@@ -64,7 +70,12 @@ export class Rivals {
       }
     }
     const wasRead = (nonce: number): boolean => read.slots[nonce % read.slots.length]?.state !== 'unavailable';
-    for (const [key, w] of this.#watched) if (!found.has(key) && wasRead(w.nonce) && wasRead(w.nonce + 1)) this.#watched.delete(key);
+    for (const [key, w] of this.#watched) {
+      if (found.has(key) || !wasRead(w.nonce) || !wasRead(w.nonce + 1)) continue;
+      // Gone from the window is not gone: a claim (ours, too) may have replaced a live leader's
+      // copy, and that leader leads until its next read. Forgotten only once still for T anyway.
+      if (w.staleness.isSeenStill(read.at, this.#timeoutMs)) this.#watched.delete(key);
+    }
     while (this.#watched.size > MAX_WATCHED) this.#watched.delete(this.#stillest());
   }
 

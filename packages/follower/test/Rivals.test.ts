@@ -21,7 +21,7 @@ function read(at: number, window: readonly (Broadcast | 'empty' | 'unavailable')
 
 describe('Rivals: every leadership in the window, watched on its own', () => {
   it('each leadership is still T after the read that first saw its latest Version; the best one and a claim are left out on request', () => {
-    const r = new Rivals();
+    const r = new Rivals(T);
     const dead = b('dead', 1, 0, 0);
     r.saw(read(0, [dead, b('live', 1, 1, 7), 'empty', 'empty']), GAP);
     r.saw(read(1000, [dead, b('live', 1, 1, 8), 'empty', 'empty']), GAP);
@@ -32,7 +32,7 @@ describe('Rivals: every leadership in the window, watched on its own', () => {
   });
 
   it('only a higher Version is progress: an older copy left at another nonce is not', () => {
-    const r = new Rivals();
+    const r = new Rivals(T);
     r.saw(read(0, [b('a', 1, 0, 3), b('a', 1, 0, 5), 'empty', 'empty']), GAP);
     // The nonce of the newer copy fails: the older copy alone is no change.
     r.saw(read(1000, [b('a', 1, 0, 3), 'unavailable', 'empty', 'empty']), GAP);
@@ -42,24 +42,28 @@ describe('Rivals: every leadership in the window, watched on its own', () => {
   });
 
   it('a goodbye is still at once: its leader stopped leading', () => {
-    const r = new Rivals();
+    const r = new Rivals(T);
     r.saw(read(0, [goodbye('a', 1, 0, 9), 'empty', 'empty', 'empty']), GAP);
     expect(r.seenStillAt(T, [])).toBe(0);
   });
 
-  it('a leadership found nowhere is forgotten once its nonce and the next were read, not before (its leader may have moved there)', () => {
-    const r = new Rivals();
+  it('a leadership found nowhere is forgotten once still for T and its nonce and the next were read, not before (its leader may have moved there, or be alive under a claim that replaced its copy)', () => {
+    const r = new Rivals(T);
     r.saw(read(0, [b('a', 1, 0, 1), 'empty', 'empty', 'empty']), GAP);
-    r.saw(read(100, ['empty', 'unavailable', 'empty', 'empty']), GAP);
+    r.saw(read(1000, ['empty', 'unavailable', 'empty', 'empty']), GAP);
+    r.saw(read(2000, ['unavailable', 'empty', 'empty', 'empty']), GAP);
+    // Replaced by a claim: its leader leads on until its next read finds the claim.
+    r.saw(read(3000, [b('me', 2, 0, 0), 'empty', 'empty', 'empty']), GAP);
+    expect(r.seenStillAt(T, [b('me', 2, 0, 0)])).toBe(T);
+    r.saw(read(4000, [b('me', 2, 0, 0), 'empty', 'empty', 'empty']), GAP);
+    expect(r.size).toBe(2);
+    r.saw(read(5000, [b('me', 2, 0, 0), 'empty', 'empty', 'empty']), GAP);
     expect(r.size).toBe(1);
-    r.saw(read(200, ['unavailable', 'empty', 'empty', 'empty']), GAP);
-    expect(r.size).toBe(1);
-    r.saw(read(300, ['empty', 'empty', 'unavailable', 'unavailable']), GAP);
-    expect(r.size).toBe(0);
+    expect(r.seenStillAt(T, [b('me', 2, 0, 0)])).toBe(Number.NEGATIVE_INFINITY);
   });
 
   it('after a gap in the reads that reached the store, stillness counts from the read after it, unless the confirming read finds every leadership where and as it was', () => {
-    const r = new Rivals();
+    const r = new Rivals(T);
     const a = b('a', 1, 1, 4);
     r.saw(read(0, ['empty', a, 'empty', 'empty']), GAP);
     // A store outage: the reader keeps reading, and reaches nothing.
@@ -76,7 +80,7 @@ describe('Rivals: every leadership in the window, watched on its own', () => {
   });
 
   it('watches at most 32 leaderships: past it, the one still the longest is forgotten', () => {
-    const r = new Rivals();
+    const r = new Rivals(T);
     for (let era = 1; era <= 40; era++) r.saw(read(era * 100, [b(`n${era}`, era, 0, 1), 'unavailable', 'unavailable', 'unavailable']), GAP);
     expect(r.size).toBe(32);
     // The latest ones stay: the last seen moving is the one watched longest from now on.

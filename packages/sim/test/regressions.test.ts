@@ -480,4 +480,35 @@ describe('regressions found by the simulator', () => {
     expect(n2Leads !== undefined && n3Stops !== undefined && n2Leads.at >= n3Stops.at).toBe(true);
     expect(run.history.updatesOf('n2').some((u) => u.update.type === 'leader' && u.update.leader?.era === 2 && u.update.leader.nonce === 0)).toBe(true);
   });
+  it('a follower whose wait after a newly failed nonce has passed reads every nonce, and stands; its claim, which replaced a live leader’s copy, waits for that leader (pnpm chaos --seed 20261129)', async () => {
+    // The store loses its data just after n3 claimed: n3 (claim lost) and n2 keep tracking that
+    // claim, which ranks above the leader n4 elected next (same era and nonce, a lower id). A nonce
+    // had newly failed for them, and only a read of every nonce ends that wait; their polls read
+    // the nonce where n4 publishes, never all of them: they never stood, never rejoined. Once they
+    // did, n3's claim replaced n4's copy at nonce 0, and n3 forgot n4 (found nowhere) and
+    // confirmed while n4 led: two leaders for 400 ms.
+    const run = await runScenario({
+      seed: 0,
+      timing,
+      steps: [
+        { at: 0, do: 'start', node: 'n1', observer: true },
+        { at: 0, do: 'start', node: 'n3' },
+        { at: 1005, do: 'failures', probability: 0.1, forMs: 9855 },
+        { at: 3000, do: 'start', node: 'n4' },
+        { at: 3005, do: 'storeOutage', forMs: 2000 },
+        { at: 7855, do: 'start', node: 'n2' },
+        { at: 9860, do: 'flush' },
+      ],
+    });
+    const { violations, measures } = checkRun(run);
+    expect(violations).toEqual([]);
+    // A run whose store lost its data promises no single leader; this one has none the less.
+    expect(measures.dualLeadershipMs).toBe(0);
+    // The situation: n3 lost its claim to the flush, n4 led, and n3 stood again and won over it.
+    const n3 = rolesOf(run, 'n3');
+    const lost = n3.find((r) => r.reason === 'claim-lost');
+    const n4Leads = rolesOf(run, 'n4').find((r) => r.role === 'leader');
+    expect(lost !== undefined && n4Leads !== undefined && n4Leads.at > lost.at).toBe(true);
+    expect(n3.filter((r) => r.role === 'leader' && r.at > n4Leads!.at)).toHaveLength(1);
+  });
 });
