@@ -28,6 +28,8 @@ const STORES_LANE = [
   'smoke.test.ts',
   'secrets.test.ts',
   'observability.test.ts',
+  'tls-acl.test.ts',
+  'cli-primary.test.ts',
 ];
 
 /**

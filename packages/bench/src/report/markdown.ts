@@ -170,6 +170,8 @@ export function renderMarkdown(result: BenchResult): string {
       '',
       ...commandMix(result.scale),
       '',
+      'Where the time goes after a failover at scale, and what bounds "all follow" on a machine of 2 cores, from runs made beside this page: [scale.md](scale.md).',
+      '',
     );
   }
   lines.push('## Method notes', '', ...result.notes.map((n) => `- ${n}`), '');
