@@ -197,10 +197,13 @@ function draftArbitrary(maxNodes: number, views: Views, kinds: readonly ActionKi
       ...(flaky !== null ? { flakyMs: scale(flaky, t.intervalMs) } : {}),
     })),
     staleRouting: staleRoutingArbitrary(maxNodes),
-    storeOutage: fc.tuple(scope, forT, stall).map(([s, ms, st]) => (ix, t) => ({
+    // Half the outages end erratically: operations fail at random for up to 3I after the return,
+    // as a store back from crash recovery, or whose clients are reconnecting, answers.
+    storeOutage: fc.tuple(scope, forT, stall, fc.option(forT, { freq: 2 })).map(([s, ms, st, flaky]) => (ix, t) => ({
       do: 'storeOutage',
       forMs: scale(ms, t.timeoutMs),
       ...(st ? { stallMs: scale(st, t.intervalMs) } : {}),
+      ...(flaky ? { flakyMs: scale(flaky, t.intervalMs) } : {}),
       ...scoped(s, ix),
     })),
     failures: fc
