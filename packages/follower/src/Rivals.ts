@@ -124,22 +124,17 @@ export class Rivals {
 /** Each leadership `read` found, at its highest Version there, and that Version's nonce. */
 function foundIn(read: LeaderWindowRead): Map<string, { broadcast: Broadcast; nonce: number }> {
   const found = new Map<string, { broadcast: Broadcast; nonce: number }>();
-  const add = (broadcast: Broadcast, nonce: number): void => {
+  const add = (broadcast: Broadcast, nonce: number | undefined): void => {
     const key = `${broadcast.era} ${broadcast.nonce} ${broadcast.id}`;
     const known = found.get(key);
-    if (known === undefined || broadcast.version > known.broadcast.version) found.set(key, { broadcast, nonce });
+    if (known === undefined || broadcast.version > known.broadcast.version) found.set(key, { broadcast, nonce: nonce ?? known?.nonce ?? broadcast.nonce });
   };
   for (const s of read.slots) {
     if (s.state === 'broadcast') add(s.broadcast, s.nonce);
     else if (s.state === 'behind') add(headerOnly(s.header), s.nonce);
   }
-  // A value whose header only was read is someone publishing; where is not said: it counts as progress only.
-  if (read.moving !== undefined) {
-    const m = headerOnly(read.moving);
-    const key = `${m.era} ${m.nonce} ${m.id}`;
-    const known = found.get(key);
-    if (known === undefined || m.version > known.broadcast.version) found.set(key, { broadcast: m, nonce: known?.nonce ?? m.nonce });
-  }
+  // A value whose header only was read is someone publishing; where is not said: progress only.
+  if (read.moving !== undefined) add(headerOnly(read.moving), undefined);
   return found;
 }
 
