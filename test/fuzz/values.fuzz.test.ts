@@ -60,7 +60,8 @@ function total<T>(parse: () => T): T {
  * still a weight of 1) and the only difference the parsers tolerate.
  */
 function canonical(text: string): string {
-  return text.replace(/:1(?= |$)/g, '');
+  // Only a weight: in `id:weight:priority` a priority of 1 is written as it is.
+  return text.replace(/(^| )([^ :]+):1(?= |$)/g, '$1$2');
 }
 
 describe('the leader broadcast', () => {
