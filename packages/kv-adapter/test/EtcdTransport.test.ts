@@ -13,6 +13,8 @@ import { EtcdTransport } from '../src/etcd/EtcdTransport.js';
 interface Member {
   readonly port: number;
   readonly connections: number;
+  /** The bodies of the requests received, in order. */
+  readonly received: string[];
   /** How long the next requests wait for their answer; `Infinity`: never answered. */
   delayMs: number;
 }
@@ -30,14 +32,17 @@ async function startMember(): Promise<Member> {
   const member = {
     port: 0,
     delayMs: 0,
+    received: [] as string[],
     get connections() {
       return connections;
     },
   };
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const delay = member.delayMs;
-    request.resume();
+    const body: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => body.push(chunk));
     request.on('end', () => {
+      member.received.push(Buffer.concat(body).toString());
       if (delay === Infinity) return;
       setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{}'), delay);
     });
@@ -49,7 +54,7 @@ async function startMember(): Promise<Member> {
   return member;
 }
 
-function transport(member: Member): EtcdTransport {
+function transport(member: Member, maxSockets = 256): EtcdTransport {
   return new EtcdTransport({
     endpoints: [{ host: '127.0.0.1', port: member.port }],
     tls: undefined,
@@ -58,11 +63,11 @@ function transport(member: Member): EtcdTransport {
     clock: realClock,
     logger: silentLogger,
     target: `etcd://127.0.0.1:${member.port}`,
-    maxSockets: 256,
+    maxSockets,
   });
 }
 
-const read = (timeoutMs: number) => ({ path: '/v3/kv/range', body: {}, write: false, deadlineAt: realClock.now() + timeoutMs, what: 'get' });
+const read = (timeoutMs: number, body: object = {}) => ({ path: '/v3/kv/range', body, write: false, deadlineAt: realClock.now() + timeoutMs, what: 'get' });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('EtcdTransport connections', () => {
@@ -104,6 +109,32 @@ describe('EtcdTransport connections', () => {
       member.delayMs = 0;
       await sleep(600);
       await etcd.send(read(1000));
+    } finally {
+      etcd.close();
+    }
+  });
+
+  it('with every connection busy, the newest waiting request is sent first, and the oldest reach their deadlines unsent (adaptive LIFO)', async () => {
+    const member = await startMember();
+    const etcd = transport(member, 1);
+    try {
+      await etcd.send(read(1000, { n: 'first' }));
+      member.delayMs = 200;
+      // One request holds the only connection for 200 ms; three wait for it, oldest first.
+      const busy = etcd.send(read(1000, { n: 'busy' }));
+      await sleep(20);
+      const old = etcd.send(read(150, { n: 'old' })).catch((e: unknown) => e);
+      await sleep(10);
+      const older = etcd.send(read(1000, { n: 'older' }));
+      await sleep(10);
+      member.delayMs = 0;
+      const newest = etcd.send(read(1000, { n: 'newest' }));
+      await Promise.all([busy, older, newest]);
+      // 'old' timed out waiting, never sent; 'newest' went before 'older'.
+      const error = await old;
+      expect(StoreUnavailableError.is(error) && error.timedOut).toBe(true);
+      expect(member.received.map((b) => (JSON.parse(b) as { n: string }).n)).toEqual(['first', 'busy', 'newest', 'older']);
+      expect(member.connections).toBe(1);
     } finally {
       etcd.close();
     }

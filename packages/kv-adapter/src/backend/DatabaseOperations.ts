@@ -5,6 +5,7 @@ import { raceSignal, withDeadline } from '../util/deadline.js';
 import { checkKey } from '../validate.js';
 import type { ConnectBackOff } from './ConnectBackOff.js';
 import type { DatabaseSettings } from './databaseSettings.js';
+import { LifoGate } from './LifoGate.js';
 
 /** How often expired rows are deleted. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -26,6 +27,8 @@ export interface DatabaseOperationsOptions extends DatabaseSettings {
   readonly store: string;
   /** Told of every answer in time and every failure as unavailable. */
   readonly backOff: ConnectBackOff;
+  /** The driver's pool size: how many operations run at once (the others wait, newest first). */
+  readonly poolSize: number;
   /** Whether the KV was closed. */
   readonly closed: () => boolean;
   /** Whether `error` is the server's "no such table". */
@@ -41,17 +44,20 @@ export interface DatabaseOperationsOptions extends DatabaseSettings {
  * database at connect (again every 100 ms until `connectTimeoutMs`); run each operation (refused
  * once closed or aborted, the key checked, bounded by `commandTimeoutMs`, run once more after
  * re-creating the table when the table is gone, the driver's error mapped; the back-off told of
- * the outcome, and a loss of the store and its return each logged once); sweep expired rows every
- * minute.
+ * the outcome, and a loss of the store and its return each logged once; at most `poolSize` at once,
+ * the others waiting newest first, so that the driver's first-come queue stays empty: see
+ * {@link LifoGate}); sweep expired rows every minute.
  */
 export class DatabaseOperations {
   readonly #o: DatabaseOperationsOptions;
   /** Whether the last operation reached the store: a loss and a recovery are logged once each. */
   #reachable = true;
   #sweepTimer: Timer | undefined;
+  readonly #gate: LifoGate;
 
   constructor(options: DatabaseOperationsOptions) {
     this.#o = options;
+    this.#gate = new LifoGate(options.poolSize);
   }
 
   /**
@@ -106,6 +112,8 @@ export class DatabaseOperations {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const work = async (deadline: AbortSignal): Promise<T> => {
       if (key !== undefined) checkKey(key, o.limits);
+      // Rejects only when the deadline passed first: the operation times out, never sent.
+      const release = await this.#gate.acquire(deadline);
       try {
         try {
           return await run(deadline);
@@ -118,6 +126,8 @@ export class DatabaseOperations {
         }
       } catch (error) {
         throw o.mapError(error, { backend: o.backend, operation, closed: o.closed() });
+      } finally {
+        release();
       }
     };
     const bounded = withDeadline(o.clock, o.commandTimeoutMs, `${o.store} ${operation}`, work).then(

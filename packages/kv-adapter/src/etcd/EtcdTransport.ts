@@ -86,8 +86,9 @@ type Outcome = { readonly ok: true; readonly body: any } | { readonly ok: false;
  * next request. One that timed out before it was written to a connection is dropped, never sent late.
  * While a member does not answer, new connections to it are spaced out (at once, then 100 ms
  * doubling to 500 ms, jittered; unlimited again after an answer); a request that finds no free
- * connection waits for one, or for its turn to open one, until its deadline, and is not sent if
- * neither comes (the operation fails as timed out, its request never sent).
+ * connection waits for one (the newest waiter first: see {@link MemberConnections}), or for its
+ * turn to open one, until its deadline, and is not sent if neither comes (the operation fails as
+ * timed out, its request never sent).
  */
 export class EtcdTransport {
   readonly #o: EtcdTransportOptions;

@@ -27,6 +27,14 @@ export interface MemberConnectionsOptions {
  * frozen member costs a few connections per second, not one per timed-out request. A kept
  * connection that the member closes while idle (a restart) counts as a failure at once, so that
  * the requests of the next turn do not each open a connection before one of them fails.
+ *
+ * **Overload.** At most `maxSockets` requests are in flight; a request that finds every
+ * connection busy waits here, not in the agent's queue, and the waiting requests are served newest
+ * first (an adaptive LIFO, as in Facebook's "Fail at Scale"): when the member answers slower than
+ * requests come, the oldest waiters reach their deadlines unsent and cost the member nothing,
+ * while the newest are sent with their whole deadline ahead of them. A first-come queue would send
+ * each request with its deadline nearly spent, to time out on the wire after the member did its
+ * work: every operation fails, and the member stays saturated by answers nobody waits for.
  */
 export class MemberConnections {
   /** The pool of this member's connections. */
@@ -34,7 +42,8 @@ export class MemberConnections {
   readonly #clock: Clock;
   readonly #maxSockets: number;
   readonly #backOff: ConnectBackOff;
-  readonly #waiters = new Set<() => void>();
+  /** The requests waiting for a connection, oldest first: a freed connection goes to the last. */
+  readonly #waiters: (() => void)[] = [];
   #lastFailure: unknown;
   #destroyed = false;
 
@@ -45,7 +54,7 @@ export class MemberConnections {
     const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, scheduling: 'lifo' as const };
     this.agent = options.tls ? new HttpsAgent({ ...agentOptions, ...options.tls }) : new HttpAgent(agentOptions);
     // The agent's own listener (added first) has put the socket back in its free list by now.
-    this.agent.on('free', () => this.#wake());
+    this.agent.on('free', () => this.#wakeNewest());
     const create = this.agent.createConnection.bind(this.agent) as (...args: unknown[]) => Duplex | undefined;
     (this.agent as { createConnection: unknown }).createConnection = (...args: unknown[]): Duplex | undefined => {
       const socket = create(...args);
@@ -55,12 +64,13 @@ export class MemberConnections {
   }
 
   /**
-   * Whether a request may be sent now: a kept connection is free, every socket is in use (the
-   * request waits in the agent's queue, no new connection), or a new connection may be opened
-   * (then counted). Call it right before the request, in the same turn of the event loop.
+   * Whether a request may be sent now: a kept connection is free, or fewer than `maxSockets` are
+   * open and a new one may be opened (then counted). False when every connection is busy: the
+   * request {@link wait}s. Call it right before the request, in the same turn of the event loop.
    */
   tryAcquire(): boolean {
-    return count(this.agent.freeSockets) > 0 || count(this.agent.sockets) >= this.#maxSockets || this.#backOff.tryOpen();
+    if (count(this.agent.freeSockets) > 0) return true;
+    return count(this.agent.sockets) < this.#maxSockets && this.#backOff.tryOpen();
   }
 
   /** How long until a new connection may be opened (a freed one may come sooner). */
@@ -68,20 +78,29 @@ export class MemberConnections {
     return this.#backOff.waitMs;
   }
 
-  /** Resolves when a connection is freed, after `ms`, or when `signal` aborts, whichever comes first. */
+  /**
+   * Resolves when a connection is freed for this waiter (the newest waiter gets it), after `ms`,
+   * or when `signal` aborts, whichever comes first.
+   */
   wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
     return new Promise<void>((resolve) => {
       let timer: Timer | undefined;
       const done = (): void => {
         timer?.cancel();
-        this.#waiters.delete(done);
+        const at = this.#waiters.lastIndexOf(done);
+        if (at !== -1) this.#waiters.splice(at, 1);
         signal?.removeEventListener('abort', done);
         resolve();
       };
-      this.#waiters.add(done);
+      this.#waiters.push(done);
       signal?.addEventListener('abort', done, { once: true });
       timer = this.#clock.setTimer(done, ms);
     });
+  }
+
+  /** How many requests wait for a connection. */
+  get waiting(): number {
+    return this.#waiters.length;
   }
 
   /** The member answered in time. */
@@ -104,7 +123,7 @@ export class MemberConnections {
   destroy(): void {
     this.#destroyed = true;
     this.agent.destroy();
-    this.#wake();
+    for (const waiter of [...this.#waiters]) waiter();
   }
 
   /**
@@ -116,11 +135,14 @@ export class MemberConnections {
       if (this.#destroyed) return;
       const idle = Object.values(this.agent.freeSockets).some((list) => list?.includes(socket as Socket));
       if (idle) this.failed(new Error('the member closed a kept connection'));
+      // Room for a new connection (the agent forgets this socket right after this listener).
+      else queueMicrotask(() => this.#wakeNewest());
     });
   }
 
-  #wake(): void {
-    for (const waiter of [...this.#waiters]) waiter();
+  /** Hands a freed connection to the newest waiter, which takes it in its next turn. */
+  #wakeNewest(): void {
+    this.#waiters.at(-1)?.();
   }
 }
 

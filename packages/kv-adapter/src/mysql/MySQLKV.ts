@@ -140,6 +140,7 @@ export class MySQLKV implements KV {
       backend: this.name,
       store: 'mysql',
       backOff,
+      poolSize: settings.pool.connectionLimit ?? 1,
       closed: () => this.#closed,
       tableMissing: (error) => serverErrno(error) === NO_SUCH_TABLE,
       ensureTable: () => this.#ensureTable(this.#sql!),

@@ -145,6 +145,7 @@ export class PostgresKV implements KV {
       backend: this.name,
       store: 'postgres',
       backOff,
+      poolSize: settings.pool.max ?? 1,
       closed: () => this.#closed,
       tableMissing: (error) => sqlState(error) === UNDEFINED_TABLE,
       ensureTable: () => this.#ensureTable(),
