@@ -129,7 +129,9 @@ export class FollowerRole {
     const due = !whole && host.role() === 'follower' && f.standDue(clock.now(), this.#standDelay(deferring), deferring);
     // Due but for a nonce that newly failed: only a read of every nonce ends that wait.
     const look = !whole && !due && host.role() === 'follower' && f.mustLookAgain(clock.now(), this.#standDelay(deferring), deferring);
-    const read = await f.read(undefined, whole || look ? 'read' : due ? 'peek' : 'poll');
+    // A still Version is scanned for less often on a slow store (`stillScanPacedMs`): there, it looks
+    // still to every follower whose reads time out.
+    const read = await f.read(undefined, whole || look ? 'read' : due ? 'peek' : 'poll', undefined, timing.stillScanPacedMs(pace));
     const role = host.role();
     if ((role !== 'follower' && role !== 'observer') || host.stopped()) return undefined;
     host.absorb(read);

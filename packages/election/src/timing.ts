@@ -44,6 +44,7 @@ import { ConfigError } from '@roster/kv-adapter';
  * | `restPacedMs(f)` | min(f·I, T) | `restMs`, backed off |
  * | `standPacedMs(f)` | min((f − 1) · I, T) | how much later than T a follower that could read nothing stands (`unreachable`) |
  * | `stepPacedMs(f)` | min(f·I, 1.5I) | the period of a follower's steps (its polls) |
+ * | `stillScanPacedMs(f)` | min(f · 0.9I, max(0.9I, T/2)) | `stillScanMs`, backed off: how often a follower whose Version is still scans every nonce |
  * | `candidateStepMs(f)` | min(f·I, T) | the period of a candidate's steps before it claims |
  *
  * The paced durations (f, the factor of the node's `Pace`) are the unpaced ones when f = 1, which
@@ -75,6 +76,13 @@ import { ConfigError } from '@roster/kv-adapter';
  * - **Polls**: a follower reads the leader window at least every 1.5I (`stillMs`), so that two of
  *   its reads never start more than `readGapMs` (2I) apart, with half an interval to spare for a
  *   late timer: a longer gap would make it "not looking", and stillness would never count.
+ * - **Scans of a still Version**: a follower whose Version is still reads every nonce (the nonce
+ *   window, 4 commands) at most every f · 0.9I, and at least every max(0.9I, T/2). On a slow store
+ *   a Version looks still to every follower whose reads time out, and scanning at the healthy
+ *   rate quadrupled their reads just when the store could answer fewer (at 1,000 members on one
+ *   etcd, the group never converged). The scan finds a claim made at another nonce; a follower
+ *   scans again before it stands (its candidacy reads every nonce), so scanning later delays
+ *   seeing a new leader elsewhere by at most the difference, never makes anyone stand sooner.
  */
 export interface Timing extends FollowerTiming {
   readonly intervalMs: number;
@@ -118,6 +126,8 @@ export interface Timing extends FollowerTiming {
   readonly standPacedMs: (f: number) => number;
   /** The period of a follower's steps (its polls) at pace factor `f`: I to 1.5I. */
   readonly stepPacedMs: (f: number) => number;
+  /** `stillScanMs` at pace factor `f`: 0.9I to max(0.9I, T/2). */
+  readonly stillScanPacedMs: (f: number) => number;
   /** The period of a candidate's steps before it claims, at pace factor `f`: I to 4I, at most T. */
   readonly candidateStepMs: (f: number) => number;
 }
@@ -167,6 +177,7 @@ export function deriveTiming(d: Durations): Timing {
     restPacedMs: (f) => Math.min(paced(f) * I, T),
     standPacedMs: (f) => Math.min((paced(f) - 1) * I, T),
     stepPacedMs: (f) => Math.min(paced(f) * I, 1.5 * I),
+    stillScanPacedMs: (f) => Math.min(paced(f) * 0.9 * I, Math.max(0.9 * I, T / 2)),
     candidateStepMs: (f) => Math.min(paced(f) * I, T),
   };
 }

@@ -6,7 +6,7 @@ describe('the timing table', () => {
   it('derives every duration by name from I, T, R and the operation timeout (the defaults: I = 1 s)', () => {
     const durations = resolveDurations({});
     expect(durations).toEqual({ intervalMs: 1000, timeoutMs: 5000, renewDeadlineMs: 2500, settleMs: 100, operationTimeoutMs: 500, leaderWorkTimeoutMs: 5000 });
-    const { tierSpacingMs, pingPeriodMs, joinRetryPacedMs, joinFailedWaitMs, restPacedMs, standPacedMs, stepPacedMs, candidateStepMs, ...named } = deriveTiming(durations);
+    const { tierSpacingMs, pingPeriodMs, joinRetryPacedMs, joinFailedWaitMs, restPacedMs, standPacedMs, stepPacedMs, stillScanPacedMs, candidateStepMs, ...named } = deriveTiming(durations);
     expect(named).toEqual({
       ...durations,
       restMs: 1000,
@@ -47,6 +47,8 @@ describe('the timing table', () => {
     expect(at(t.standPacedMs)).toEqual([0, 1000, 3000, 3000, 0]);
     // Polls: at most 1.5I, so a follower's reads never start 2I (the read gap) apart.
     expect(at(t.stepPacedMs)).toEqual([1000, 1500, 1500, 1500, 1000]);
+    // Scans of a still Version: 0.9I on a healthy store, at most T/2 apart on a slow one.
+    expect(at(t.stillScanPacedMs)).toEqual([900, 1800, 2500, 2500, 900]);
     expect(at(t.candidateStepMs)).toEqual([1000, 2000, 4000, 4000, 1000]);
   });
 

@@ -132,10 +132,12 @@ export class Following {
    * A follower `poll`s instead: one header at the nonce where the leader was last found, the whole
    * window only when needed (see `LeaderWindow.poll`). A leader passes its `own` last publication:
    * it reads every nonce's header and the whole value only where it needs it (`LeaderWindow.check`).
+   * `stillScanMs`: how often a poll of a still Version scans every nonce, when not the timing's
+   * `stillScanMs` (a follower backing off on a slow store passes a longer one).
    */
-  async read(others?: Staleness, mode: 'read' | 'poll' | 'peek' = 'read', own?: OwnPublication): Promise<LeaderWindowRead> {
+  async read(others?: Staleness, mode: 'read' | 'poll' | 'peek' = 'read', own?: OwnPublication, stillScanMs?: number): Promise<LeaderWindowRead> {
     this.#stats.count('leader.read');
-    const read = mode === 'poll' || mode === 'peek' ? await this.#window.poll(undefined, mode === 'peek') : own !== undefined ? await this.#window.check(own) : await this.#window.read();
+    const read = mode === 'poll' || mode === 'peek' ? await this.#window.poll(undefined, mode === 'peek', stillScanMs) : own !== undefined ? await this.#window.check(own) : await this.#window.read();
     this.readEwma = ewma(this.readEwma, read.at - read.startedAt);
     this.#lastReachable = read.reachable;
     // Reads come every interval; a longer gap means we were not looking (see Staleness.sawRead).

@@ -124,16 +124,17 @@ export class LeaderWindow {
    * knows. Nonces whose value it did not read whole are reported unavailable ({@link NOT_READ}).
    * A `peek` scans only when it must (no broadcast known, or its nonce not holding one): a
    * follower due to stand looks where its leader was, and stands at once if it is still there
-   * unchanged (its candidacy reads every nonce next). Never rejects.
+   * unchanged (its candidacy reads every nonce next). `stillScanMs` overrides the option of that
+   * name for this poll (a follower backing off on a slow store scans less often). Never rejects.
    */
-  async poll(signal?: AbortSignal, peek = false): Promise<LeaderWindowRead> {
+  async poll(signal?: AbortSignal, peek = false, stillScanMs = this.#o.stillScanMs ?? 0): Promise<LeaderWindowRead> {
     const { key, clock } = this.#o;
     const startedAt = clock.now();
     const known = this.#known;
     const stillMs = this.#o.stillMs ?? 0;
     const scanEveryMs = this.#o.scanEveryMs ?? 0;
     const sinceScan = startedAt - this.#scannedAt;
-    const scan = known === undefined || (!peek && (sinceScan >= scanEveryMs || (startedAt - known.movedAt > stillMs && sinceScan >= (this.#o.stillScanMs ?? 0))));
+    const scan = known === undefined || (!peek && (sinceScan >= scanEveryMs || (startedAt - known.movedAt > stillMs && sinceScan >= stillScanMs)));
     const all = key.keys().map((_, n) => n);
     let scanned = scan;
     let read = await this.#heads(scan ? all : [known.nonce], signal);

@@ -237,6 +237,26 @@ describe('LeaderWindow.poll', () => {
     expect(read.best).toMatchObject({ era: 2, nonce: 0, version: 1000, id: 'node-5' });
   });
 
+  it('a follower backing off on a slow store passes a longer stillScanMs: a still Version is scanned less often, its nonce still read', async () => {
+    const { store, window, clock, ops } = setup({ stillScanMs: (3 * I) / 4 });
+    await store.set('leader 0', formatBroadcast({ era: 1, nonce: 0, version: 1000, id: 'node-0', members: members(20) }));
+    await window.poll();
+    // Still for 2I (> stillMs), and its first scan 2I ago: no scan yet at this pace.
+    await clock.advance(2 * I);
+    expect((await window.poll(undefined, false, 2.5 * I)).scanned).toBe(false);
+    await clock.advance(I / 2);
+    // Then a scan, then none for 2.5I, however often it polls.
+    expect((await window.poll(undefined, false, 2.5 * I)).scanned).toBe(true);
+    const before = ops().length;
+    for (let i = 0; i < 4; i++) {
+      await clock.advance(I / 2);
+      expect((await window.poll(undefined, false, 2.5 * I)).scanned).toBe(false);
+    }
+    expect(ops().slice(before)).toEqual(Array.from({ length: 4 }, () => 'getRange leader 0'));
+    await clock.advance(I / 2);
+    expect((await window.poll(undefined, false, 2.5 * I)).scanned).toBe(true);
+  });
+
   it('scans the whole window when its nonce is unavailable, empty or garbage', async () => {
     const { store, window, clock, faults, garbage } = setup();
     const b = (v: number, nonce = 0) => formatBroadcast({ era: 1, nonce, version: v, id: 'node-0', members: members(20) });
