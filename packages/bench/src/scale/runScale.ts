@@ -189,6 +189,13 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
     const listsTakenIn = { cached: stat('list.cached'), step: stat('list.step'), whole: stat('list.whole') };
     progress(`  scale ${c.store} N=${c.members} I=${c.intervalMs}/T=${c.timeoutMs}: ${ok ? `converged in ${convergeMs} ms` : `not converged within ${options.convergeLimitMs} ms (${procs.map((p) => `${p.last?.minMembers ?? 0}-${p.last?.maxMembers ?? 0}`).join(' ')})`}; lists taken in: ${listsTakenIn.cached} from the process's cache, ${listsTakenIn.step} by step, ${listsTakenIn.whole} whole; elections ${stat('elected')}; candidacies ${['stale', 'pong-timeout', 'goodbye', 'unreachable'].map((r) => `${r} ${stat(`candidacy.${r}`)}`).join(', ')}`);
 
+    if (!ok) {
+      // Why not, for whoever has to find out: the members' warnings, counted by message.
+      const logged: Record<string, number> = {};
+      for (const p of procs) for (const [k, n] of Object.entries(p.last?.warnings ?? {})) logged[k] = (logged[k] ?? 0) + n;
+      progress(`    warnings logged: ${JSON.stringify(logged)}`);
+    }
+
     // Cost over a steady window.
     const cpu0 = leader.last!.cpuMs;
     const membersCpu0 = procs.slice(1).reduce((n, p) => n + p.last!.cpuMs, 0);
