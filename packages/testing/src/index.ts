@@ -49,6 +49,7 @@ export {
   type StoreOutageOptions,
   type FailureOptions,
   type LatencyOptions,
+  type CapacityOptions,
   type LatencyMode,
   type FaultHandle,
   type FaultKind,

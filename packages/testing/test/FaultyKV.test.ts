@@ -224,6 +224,31 @@ describe('FaultInjector and FaultyKV', () => {
     expect(await timeOf(b, 'fast/x')).toBe(0);
   });
 
+  it('capacity serves operations one after another, first come first served, an abandoned one still taking its turn; a full queue refuses at once', async () => {
+    const { clock, faults, a, b, store } = setup();
+    // 100 a second: 10 ms each; the queue holds at most 25 ms of waiting.
+    faults.capacity({ opsPerSecond: 100, maxQueueMs: 25 });
+    const first = track(a.set('k', '1'));
+    const abandoned = new AbortController();
+    const second = track(b.set('k', '2', { signal: abandoned.signal }));
+    const third = track(a.get('k'));
+    await flush();
+    abandoned.abort();
+    // A fourth would wait 30 ms: refused at once, never applied.
+    await expect(b.set('k', '4')).rejects.toSatisfy((e: unknown) => StoreUnavailableError.is(e) && /queue is full/.test((e as Error).message));
+    await clock.advance(10);
+    expect(first.state.status).toBe('ok');
+    expect(await store.get('k')).toBe('1');
+    await clock.advance(10);
+    expect(second.state.status).toBe('error');
+    // The abandoned write took its turn (10–20 ms), unapplied: the read waited behind it.
+    expect(third.state.status).toBe('pending');
+    await clock.advance(10);
+    expect(third.state).toEqual({ status: 'ok', value: '1' });
+    expect(() => faults.capacity({ opsPerSecond: 0 })).toThrow(ConfigError);
+    expect(() => faults.capacity({ opsPerSecond: 10, maxQueueMs: -1 })).toThrow(ConfigError);
+  });
+
   it('failures fail about `probability` of the operations, never at 0 and always at 1', async () => {
     const { faults, a } = setup(123);
     const count = async (probability: number): Promise<number> => {

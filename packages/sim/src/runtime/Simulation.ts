@@ -276,6 +276,9 @@ class Simulation {
           ...scope(step.node),
         });
         return undefined;
+      case 'capacity':
+        faults.capacity({ opsPerSecond: step.opsPerSecond, forMs: step.forMs, maxQueueMs: step.maxQueueMs });
+        return undefined;
       case 'flush':
         this.#store.flushAll();
         return undefined;

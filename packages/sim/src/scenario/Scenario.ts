@@ -103,6 +103,12 @@ export type Action =
       readonly mode?: LatencyMode;
       readonly keys?: KeyRef;
     } & NodeScope)
+  /**
+   * The store serves at most `opsPerSecond` operations a second, first come first served, for
+   * `forMs`; operations whose callers gave up still take their turn (an overloaded server), and
+   * one that would wait more than `maxQueueMs` is refused at once (a full queue).
+   */
+  | { readonly do: 'capacity'; readonly opsPerSecond: number; readonly forMs: number; readonly maxQueueMs: number }
   /** The store loses all its data (`MemoryKV.flushAll()`), as a Redis restarted without persistence. */
   | { readonly do: 'flush' }
   /**
@@ -119,7 +125,7 @@ export type ActionKind = Action['do'];
 
 /** Every {@link ActionKind}. */
 export const ACTION_KINDS: readonly ActionKind[] = Object.freeze([
-  'start', 'stop', 'resign', 'crash', 'restart', 'redeploy', 'pause', 'keyUnavailable', 'keyRollback', 'staleRouting', 'storeOutage', 'failures', 'latency', 'flush', 'garbage',
+  'start', 'stop', 'resign', 'crash', 'restart', 'redeploy', 'pause', 'keyUnavailable', 'keyRollback', 'staleRouting', 'storeOutage', 'failures', 'latency', 'capacity', 'flush', 'garbage',
 ] as const);
 
 /**

@@ -16,6 +16,7 @@ export function viewsOf(scenario: Scenario): Views {
     (s) =>
       s.do === 'failures' ||
       s.do === 'latency' ||
+      s.do === 'capacity' ||
       s.do === 'staleRouting' ||
       ((s.do === 'keyUnavailable' || s.do === 'storeOutage') && s.node !== undefined) ||
       (s.do === 'storeOutage' && (s.flakyMs ?? 0) > 0),
@@ -57,6 +58,9 @@ export function stepEnd(step: Step): number {
       return step.at + step.forMs;
     case 'latency':
       return step.at + step.forMs + step.maxMs;
+    case 'capacity':
+      // The queue left at its end is served after it: operations applied up to `maxQueueMs` late.
+      return step.at + step.forMs + step.maxQueueMs;
     case 'redeploy':
       // The node comes back `downMs` after it stopped, which takes up to the leader's work bound (T).
       return step.at + (step.downMs ?? 0);

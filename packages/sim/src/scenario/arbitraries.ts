@@ -228,6 +228,14 @@ function draftArbitrary(maxNodes: number, views: Views, kinds: readonly ActionKi
         ...(k ? { keys: k(ix) } : {}),
         ...scoped(s, ix),
       })),
+    // An overloaded store: from half to three times what the largest group asks of it when healthy
+    // (about 3.5 commands per member per interval), for up to 3T, its queue holding up to T.
+    capacity: fc.tuple(fc.integer({ min: 5, max: 30 }), forT).map(([k, ms]) => (_, t) => ({
+      do: 'capacity',
+      opsPerSecond: Math.round((k / 10) * maxNodes * 3.5 * (1000 / t.intervalMs)),
+      forMs: scale(ms, t.timeoutMs),
+      maxQueueMs: t.timeoutMs,
+    })),
     flush: fc.constant(() => ({ do: 'flush' })),
     garbage: fc.oneof(
       fc.tuple(fc.nat(3), garbageValue('leader')).map(([n, v]) => (_: Ix) => ({ do: 'garbage' as const, key: `leader ${n}`, value: v })),

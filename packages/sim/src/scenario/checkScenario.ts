@@ -128,6 +128,11 @@ function checkStep(step: Step, field: string): void {
       if (!count(step.forMs)) bad('forMs', step.forMs, 'a non-negative integer');
       if (step.mode !== undefined && step.mode !== 'delay-then-apply' && step.mode !== 'apply-then-delay') bad('mode', step.mode, "'delay-then-apply' or 'apply-then-delay'");
       return;
+    case 'capacity':
+      if (typeof step.opsPerSecond !== 'number' || !(step.opsPerSecond > 0) || !Number.isFinite(step.opsPerSecond)) bad('opsPerSecond', step.opsPerSecond, 'a positive number');
+      if (!count(step.forMs)) bad('forMs', step.forMs, 'a non-negative integer');
+      if (!count(step.maxQueueMs)) bad('maxQueueMs', step.maxQueueMs, 'a non-negative integer');
+      return;
     case 'flush':
       return;
     case 'garbage':

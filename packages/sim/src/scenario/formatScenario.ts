@@ -50,6 +50,8 @@ export function formatStep(step: Step): string {
       return `failures p=${step.probability}${step.after ? ' after applying' : ''}${ops(step.ops)}${on(step.keys)}${scope} for ${step.forMs} ms`;
     case 'latency':
       return `latency ${step.minMs}–${step.maxMs} ms${step.mode === 'apply-then-delay' ? ' apply-then-delay' : ''}${on(step.keys)}${scope} for ${step.forMs} ms`;
+    case 'capacity':
+      return `capacity ${step.opsPerSecond} operations/s, queue ≤ ${step.maxQueueMs} ms, for ${step.forMs} ms`;
     case 'flush':
       return 'flush (the store loses all its data)';
     case 'garbage':

@@ -6,7 +6,8 @@ export type FaultEffect =
   | { readonly kind: 'keyUnavailable'; readonly stallMs: number; readonly hang?: boolean }
   | { readonly kind: 'storeOutage'; readonly stallMs: number }
   | { readonly kind: 'failure'; readonly probability: number; readonly after: boolean }
-  | { readonly kind: 'latency'; readonly minMs: number; readonly maxMs: number; readonly mode: LatencyMode };
+  | { readonly kind: 'latency'; readonly minMs: number; readonly maxMs: number; readonly mode: LatencyMode }
+  | { readonly kind: 'capacity'; readonly serviceMs: number; readonly maxQueueMs: number; readonly queue: { busyUntil: number } };
 
 /** Where a fault applies. */
 export interface FaultTarget {

@@ -11,6 +11,7 @@ import type {
   KeyUnavailableOptions,
   KVOperation,
   LatencyOptions,
+  CapacityOptions,
   RollbackStore,
   StoreOutageOptions,
 } from './FaultOptions.js';
@@ -66,7 +67,7 @@ export class FaultInjector {
   #nextId = 1;
   #created = 0;
   #recorded = 0;
-  readonly #injected: Record<FaultKind, number> = { keyUnavailable: 0, storeOutage: 0, failure: 0, latency: 0 };
+  readonly #injected: Record<FaultKind, number> = { keyUnavailable: 0, storeOutage: 0, failure: 0, latency: 0, capacity: 0 };
 
   constructor(options: FaultInjectorOptions) {
     const { clock, seed } = options;
@@ -208,6 +209,24 @@ export class FaultInjector {
   }
 
   /**
+   * A store that serves at most `opsPerSecond` operations a second, one after another in the order
+   * they arrive (a single-threaded server's queue): each matching operation waits for the ones
+   * before it, then takes 1000 / `opsPerSecond` ms, then is applied. An operation whose caller gave
+   * up (its deadline) still takes its turn: a server does not know that its client stopped
+   * waiting. Below capacity it adds the service time alone; above, the queue and every operation's
+   * wait grow for as long as more comes than it serves, up to `maxQueueMs` (then it refuses), which
+   * is how an overloaded store looks. Limited to one node, it is that node's own queue.
+   */
+  capacity(options: CapacityOptions): FaultHandle {
+    const { opsPerSecond, maxQueueMs = Infinity } = options;
+    if (typeof opsPerSecond !== 'number' || !(opsPerSecond > 0) || !Number.isFinite(opsPerSecond)) {
+      throw new ConfigError('opsPerSecond', opsPerSecond, 'Expected `opsPerSecond` to be a positive number');
+    }
+    if (typeof maxQueueMs !== 'number' || !(maxQueueMs >= 0)) throw new ConfigError('maxQueueMs', maxQueueMs, 'Expected `maxQueueMs` to be a non-negative number');
+    return this.#add({ kind: 'capacity', serviceMs: 1000 / opsPerSecond, maxQueueMs, queue: { busyUntil: 0 } }, options, undefined, undefined);
+  }
+
+  /**
    * Runs `action` when the clock reaches `timeMs` (a `clock.now()` reading; at once, on the next
    * timer turn, when that time has passed). Healing the returned handle cancels the action, or
    * heals the fault it returned. Exceptions thrown by `action` are logged, never rethrown.
@@ -303,6 +322,18 @@ export class FaultInjector {
         latency ??= fault;
         if (effect.mode === 'delay-then-apply') beforeMs += ms;
         else afterMs += ms;
+      } else if (effect.kind === 'capacity') {
+        // Its turn in the queue, then its service: the wait and the work come before it applies.
+        const now = this.clock.now();
+        const start = Math.max(now, effect.queue.busyUntil);
+        fault.hit();
+        if (start - now > effect.maxQueueMs) {
+          failure ??= { fault, after: false, error: new StoreUnavailableError(`injected overload: the queue is full (${fault})`) };
+          continue;
+        }
+        effect.queue.busyUntil = start + effect.serviceMs;
+        latency ??= fault;
+        beforeMs += Math.ceil(effect.queue.busyUntil - now);
       }
     }
     return { beforeMs, afterMs, latency, failure };

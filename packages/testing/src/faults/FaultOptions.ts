@@ -6,7 +6,7 @@ import type { OperationRecord } from './OperationLog.js';
 export type KVOperation = 'get' | 'set' | 'delete' | 'append' | 'take' | 'getRange' | 'exchange' | 'compareAndSet' | 'time';
 
 /** The kinds of fault a {@link FaultInjector} injects. */
-export type FaultKind = 'keyUnavailable' | 'storeOutage' | 'failure' | 'latency';
+export type FaultKind = 'keyUnavailable' | 'storeOutage' | 'failure' | 'latency' | 'capacity';
 
 /** Options of {@link FaultInjector}. */
 export interface FaultInjectorOptions {
@@ -115,6 +115,18 @@ export interface LatencyOptions extends FaultScope {
   readonly ops?: readonly KVOperation[];
   /** @defaultValue `'delay-then-apply'` */
   readonly mode?: LatencyMode;
+}
+
+/** Options of `FaultInjector.capacity`. */
+export interface CapacityOptions extends FaultScope {
+  /** How many operations the store serves per second, one after another. */
+  readonly opsPerSecond: number;
+  /**
+   * The longest wait the queue holds: an operation that would wait longer is refused at once
+   * (unavailable, never applied), as a server whose connection or request queue is full refuses.
+   * It bounds how late an operation is applied after its caller gave up. @defaultValue Infinity
+   */
+  readonly maxQueueMs?: number;
 }
 
 /** A fault or scheduled action, returned so that a test can heal it early and see what it did. */
