@@ -15,7 +15,8 @@ import { aliveAt, viewsAt } from './timeline.js';
  *    list it followed) must have a cause within T + 2I before it: the member stopped, crashed,
  *    restarted, was paused or led; the leader was paused; another node led at the same time (its
  *    PONG worker answers the member's PINGs first); or a fault could reach the member's id key or
- *    either node's store (an outage, the id key unavailable, failures or latency);
+ *    either node's store (an outage, the id key unavailable, failures or latency, an overloaded
+ *    store, or the store losing its data, which erases a PING before the leader reads it);
  * 2. a live member dropped during a fault rejoins by itself: at the end of the run every node
  *    that joined and still runs is listed by the leader.
  */
@@ -114,6 +115,12 @@ function causeOfRemoval(
       case 'storeOutage':
         if (involved(s.node)) return 'store outage';
         break;
+      case 'capacity':
+        // Every node's operations queue behind everyone's: PINGs are applied late or refused.
+        return 'overloaded store';
+      case 'flush':
+        // The store lost the PINGs it held: one erased before the leader read it was never seen.
+        return 'the store lost its data';
       case 'keyRollback':
         if (namesIdKeyOf(s.keys, id)) return s.do;
         break;
