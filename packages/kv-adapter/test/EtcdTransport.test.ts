@@ -123,17 +123,17 @@ describe('EtcdTransport connections', () => {
       // One request holds the only connection for 200 ms; three wait for it, oldest first.
       const busy = etcd.send(read(1000, { n: 'busy' }));
       await sleep(20);
-      const old = etcd.send(read(150, { n: 'old' })).catch((e: unknown) => e);
+      const oldest = etcd.send(read(150, { n: 'oldest' })).catch((e: unknown) => e);
       await sleep(10);
-      const older = etcd.send(read(1000, { n: 'older' }));
+      const middle = etcd.send(read(1000, { n: 'middle' }));
       await sleep(10);
       member.delayMs = 0;
       const newest = etcd.send(read(1000, { n: 'newest' }));
-      await Promise.all([busy, older, newest]);
-      // 'old' timed out waiting, never sent; 'newest' went before 'older'.
-      const error = await old;
+      await Promise.all([busy, middle, newest]);
+      // 'oldest' timed out waiting, never sent; 'newest' went before 'middle'.
+      const error = await oldest;
       expect(StoreUnavailableError.is(error) && error.timedOut).toBe(true);
-      expect(member.received.map((b) => (JSON.parse(b) as { n: string }).n)).toEqual(['first', 'busy', 'newest', 'older']);
+      expect(member.received.map((b) => (JSON.parse(b) as { n: string }).n)).toEqual(['first', 'busy', 'newest', 'middle']);
       expect(member.connections).toBe(1);
     } finally {
       etcd.close();
