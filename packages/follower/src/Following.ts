@@ -163,6 +163,12 @@ export class Following {
     if (missedWhereItMayBe(this.#copyAt, read)) {
       this.#unreadWhileTracking = this.staleness.tracked;
       this.#sawUnread = true;
+    } else if (this.#sawUnread && lookedWhereItMayBe(this.#copyAt, read)) {
+      // Looked there again, and nothing newer there moved the Version (see `observe` below): what
+      // was unknown is known still. PONGs no longer stand in for it: they may come from another
+      // leader, which listed this node when it joined (after the store lost its data, one of the
+      // same era and nonce, which ranks below the dead one followed by its id).
+      this.#sawUnread = false;
     }
     this.#lookAgainAfter(read);
     const tracked = this.staleness.tracked;
@@ -403,6 +409,16 @@ function missedWhereItMayBe(copyAt: number | undefined, read: LeaderWindowRead):
   if (copyAt === undefined) return false;
   const failed = (nonce: number): boolean => read.slots.some((s) => s.nonce === nonce && s.state === 'unavailable' && s.error !== NOT_READ);
   return failed(copyAt) || failed((copyAt + 1) % read.slots.length);
+}
+
+/**
+ * True when `read` tried and read both the nonce `copyAt` of the copy followed and the next one:
+ * this node looked again where the leader followed may be publishing (see {@link missedWhereItMayBe}).
+ */
+function lookedWhereItMayBe(copyAt: number | undefined, read: LeaderWindowRead): boolean {
+  if (copyAt === undefined) return false;
+  const looked = (nonce: number): boolean => read.slots.some((s) => s.nonce === nonce && s.state !== 'unavailable');
+  return looked(copyAt) && looked((copyAt + 1) % read.slots.length);
 }
 
 /**

@@ -511,4 +511,33 @@ describe('regressions found by the simulator', () => {
     expect(lost !== undefined && n4Leads !== undefined && n4Leads.at > lost.at).toBe(true);
     expect(n3.filter((r) => r.role === 'leader' && r.at > n4Leads!.at)).toHaveLength(1);
   });
+
+  it('a follower of a dead leader stands once it reads again where that leader published, though another leader PONGs it (pnpm chaos --seed 20261203)', async () => {
+    // n1 leads for 5 ms (era 1, nonce 0) and dies; the store loses its data, so n3 claims era 1 at
+    // nonce 0 again, which ranks below n1's by its id. The leader key hung for n2 meanwhile: n2's
+    // reads missed the nonce of n1's copy, so stillness was no evidence, only PONG silence. n2
+    // joined n3, and n3's PONGs kept it from standing: it followed the dead n1 for ever.
+    const run = await runScenario({
+      seed: 0,
+      timing,
+      steps: [
+        { at: 880, do: 'start', node: 'n1' },
+        { at: 880, do: 'start', node: 'n2' },
+        { at: 5985, do: 'crash', node: 'n1' },
+        { at: 6385, do: 'flush' },
+        { at: 7825, do: 'start', node: 'n3' },
+        { at: 7935, do: 'keyRollback', keys: 'leader *', forMs: 3950, hang: true },
+      ],
+    });
+    const { violations } = checkRun(run);
+    expect(violations).toEqual([]);
+    // The situation: n3 led era 1, listing n2, while n2 still followed n1 at era 1.
+    const n3Leads = run.history.updatesOf('n3').find((u) => u.update.type === 'leader' && u.update.leader?.id === 'n3');
+    expect(n3Leads).toBeDefined();
+    const n2Leader = (at: number) => run.history.updatesOf('n2').filter((u) => u.at <= at && u.update.type === 'leader').at(-1)?.update;
+    expect(n2Leader(n3Leads!.at + 1000)).toMatchObject({ leader: { id: 'n1', era: 1 } });
+    // Once n2 read nonce 0 and 1 again, n1's stillness counted: it stood, and one leader leads all.
+    const n2 = rolesOf(run, 'n2');
+    expect(n2.some((r) => r.reason === 'stale' && r.at > n3Leads!.at)).toBe(true);
+  });
 });
