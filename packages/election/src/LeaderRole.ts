@@ -3,7 +3,7 @@ import type { CompoundKey } from '@roster/kv-adapter';
 import type { ResolvedConfig } from './config.js';
 import type { LeadershipLossReason } from './events.js';
 import { Lease, type LapseReason } from './Lease.js';
-import type { LeaderWindowRead, OwnPublication } from '@roster/follower/internal';
+import type { LeaderWindowRead, OwnPublication, Pace } from '@roster/follower/internal';
 import { MemberIntake } from './MemberIntake.js';
 import type { NodeStats } from './NodeStats.js';
 import { Publisher } from './Publisher.js';
@@ -13,6 +13,8 @@ export interface LeaderHost {
   readonly config: ResolvedConfig;
   readonly keys: RosterKeys;
   readonly stats: NodeStats;
+  /** How much the node backs off on a slow store: its PONG round (see the timing table). */
+  readonly pace: Pace;
   /** The leader key as this node writes it; publication moves it when a nonce is unavailable. */
   readonly leaderKey: CompoundKey;
   /** Reads the leader window, comparing it with `own`, the last publication (see `LeaderWindow.check`). */
@@ -118,7 +120,15 @@ export class LeaderRole {
       },
       onRevalidate: () => host.leaseChanged(this, 'leader', 'revalidated'),
     });
-    this.#intake = new MemberIntake({ config, keys, stats, inherited: options.inherited, ending, poke });
+    this.#intake = new MemberIntake({
+      config,
+      keys,
+      stats,
+      inherited: options.inherited,
+      ending,
+      poke,
+      pongPeriodMs: () => config.timing.pongPeriodMs(host.pace.factor),
+    });
     this.#publisher = new Publisher({
       config,
       keys,

@@ -17,6 +17,8 @@ export interface MemberIntakeOptions {
   readonly ending: () => boolean;
   /** Asks the node for a step now (a LEAVE arrived). */
   readonly poke: () => void;
+  /** The period of the PONG round, asked at each beat (`pongPeriodMs` at the node's pace). @defaultValue the interval */
+  readonly pongPeriodMs?: () => number;
 }
 
 /**
@@ -40,7 +42,7 @@ export class MemberIntake {
     this.#o = options;
     const { config, keys, stats } = options;
     const { clock, kv, logger, intervalMs, operationTimeoutMs } = config;
-    this.#round = new PongRound({ clock, intervalMs, logger });
+    this.#round = new PongRound({ clock, periodMs: options.pongPeriodMs ?? intervalMs, logger });
     this.#membership = new Membership(selfMember(config), clock.now(), options.inherited);
     this.#poller = new JoinPoller({
       kv,

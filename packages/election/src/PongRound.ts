@@ -6,25 +6,27 @@ export interface RoundMember {
 }
 
 /**
- * One beat for all of a leader's PONG workers: every `intervalMs` it starts the step of each
+ * One beat for all of a leader's PONG workers: every `periodMs` it starts the step of each
  * registered worker whose previous step has ended, all in the same turn of the event loop, so that
  * their store commands leave together (one pipeline per connection or shard with ioredis'
  * auto-pipelining). No step waits for another: a worker still busy with a slow key skips the beat,
  * the others go on, and nothing here waits for the steps to end. The beat runs while at least one
- * worker is registered.
+ * worker is registered. A period given as a function is asked at each beat (the leader's round
+ * backs off on a slow store: `pongPeriodMs`).
  */
 export class PongRound {
   readonly #clock: Clock;
-  readonly #intervalMs: number;
+  readonly #periodMs: () => number;
   readonly #logger: Logger;
   /** Registered workers, with the step in progress when there is one. */
   readonly #members = new Map<RoundMember, Promise<void> | undefined>();
   #timer: Timer | undefined;
   #next = 0;
 
-  constructor(options: { clock: Clock; intervalMs: number; logger: Logger }) {
+  constructor(options: { clock: Clock; periodMs: number | (() => number); logger: Logger }) {
     this.#clock = options.clock;
-    this.#intervalMs = options.intervalMs;
+    const { periodMs } = options;
+    this.#periodMs = typeof periodMs === 'number' ? () => periodMs : periodMs;
     this.#logger = options.logger;
   }
 
@@ -34,8 +36,9 @@ export class PongRound {
     this.#members.set(member, undefined);
     this.#clock.setTimer(() => this.#run(member), 0);
     if (this.#timer === undefined) {
-      this.#next = this.#clock.now() + this.#intervalMs;
-      this.#timer = this.#clock.setTimer(() => this.#beat(), this.#intervalMs);
+      const periodMs = this.#periodMs();
+      this.#next = this.#clock.now() + periodMs;
+      this.#timer = this.#clock.setTimer(() => this.#beat(), periodMs);
     }
   }
 
@@ -52,8 +55,8 @@ export class PongRound {
 
   #beat(): void {
     for (const member of this.#members.keys()) this.#run(member);
-    // Fixed rate: the next beat one interval after this one was due, or at once when late.
-    this.#next += this.#intervalMs;
+    // Fixed rate: the next beat one period after this one was due, or at once when late.
+    this.#next += this.#periodMs();
     const now = this.#clock.now();
     if (this.#next < now) this.#next = now;
     this.#timer = this.#members.size === 0 ? undefined : this.#clock.setTimer(() => this.#beat(), this.#next - now);

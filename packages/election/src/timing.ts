@@ -46,6 +46,7 @@ import { ConfigError } from '@roster/kv-adapter';
  * | `stepPacedMs(f)` | min(f·I, 1.5I) | the period of a follower's steps (its polls) |
  * | `stillScanPacedMs(f)` | min(f · 0.9I, max(0.9I, T/2)) | `stillScanMs`, backed off: how often a follower whose Version is still scans every nonce |
  * | `candidateStepMs(f)` | min(f·I, T) | the period of a candidate's steps before it claims |
+ * | `pongPeriodMs(f)` | min(f·I, 2I, max(I, T − I − τ − P)), P = max(I, min(2I − τ, T − 2I − τ)) | the period of the leader's PONG round (P: the longest PING period) |
  *
  * The paced durations (f, the factor of the node's `Pace`) are the unpaced ones when f = 1, which
  * is every store whose mean round trip stays within τ/2: on a healthy store every promise of
@@ -83,6 +84,18 @@ import { ConfigError } from '@roster/kv-adapter';
  *   etcd, the group never converged). The scan finds a claim made at another nonce; a follower
  *   scans again before it stands (its candidacy reads every nonce), so scanning later delays
  *   seeing a new leader elsewhere by at most the difference, never makes anyone stand sooner.
+ * - **The leader's PONG round** (one `exchange` per follower, and the reads of the other nonces
+ *   for a follower gone quiet) at most every 2I, and never later than lets a PING be found one
+ *   interval before the leader would drop its member: a PING lands at most P + τ after the
+ *   previous one was found (P the longest PING period, whatever the follower's own pace), and is
+ *   found at the next round, so the leader has news of a healthy member at least every
+ *   P + τ + `pongPeriodMs(f)` ≤ T − I. A follower sees a PONG at its next PING, at least every
+ *   2I + P + τ ≤ 4I < T + 2I
+ *   (`pongTimeoutMs`), so it does not stand on PONG silence either. Where T leaves no room the
+ *   round keeps its period I. The PONG round is the one store command per member per interval
+ *   that did not back off: on a store that can serve fewer operations than the group asks, it
+ *   is half of what the leader asks, and the reads of followers' other nonces (when PONGs time
+ *   out, every follower looks quiet) three times as much again.
  */
 export interface Timing extends FollowerTiming {
   readonly intervalMs: number;
@@ -130,6 +143,8 @@ export interface Timing extends FollowerTiming {
   readonly stillScanPacedMs: (f: number) => number;
   /** The period of a candidate's steps before it claims, at pace factor `f`: I to 4I, at most T. */
   readonly candidateStepMs: (f: number) => number;
+  /** The period of the leader's PONG round at pace factor `f`: I to 2I (see the table). */
+  readonly pongPeriodMs: (f: number) => number;
 }
 
 /** The configured durations, validated: what {@link resolveDurations} returns. */
@@ -146,6 +161,8 @@ export interface Durations {
 /** Derives every named duration from the configured ones (see the table on {@link Timing}). */
 export function deriveTiming(d: Durations): Timing {
   const { intervalMs: I, timeoutMs: T, renewDeadlineMs: R, operationTimeoutMs: tau } = d;
+  // The longest period a follower PINGs at, whatever its pace.
+  const longestPingMs = Math.max(I, Math.min(2 * I - tau, T - 2 * I - tau));
   return {
     ...d,
     restMs: I,
@@ -171,7 +188,7 @@ export function deriveTiming(d: Durations): Timing {
     blindClaimWaitMs: T / 2,
     tierSpacingMs: (meanReadMs) => I + 3 * Math.min(meanReadMs ?? 0, tau),
     paceRoundTripMs: tau / 2,
-    pingPeriodMs: (f) => Math.min(paced(f) * I, Math.max(I, Math.min(2 * I - tau, T - 2 * I - tau))),
+    pingPeriodMs: (f) => Math.min(paced(f) * I, longestPingMs),
     joinRetryPacedMs: (f) => paced(f) * Math.max(T, 3 * I),
     joinFailedWaitMs: (f) => (paced(f) - 1) * I,
     restPacedMs: (f) => Math.min(paced(f) * I, T),
@@ -179,6 +196,7 @@ export function deriveTiming(d: Durations): Timing {
     stepPacedMs: (f) => Math.min(paced(f) * I, 1.5 * I),
     stillScanPacedMs: (f) => Math.min(paced(f) * 0.9 * I, Math.max(0.9 * I, T / 2)),
     candidateStepMs: (f) => Math.min(paced(f) * I, T),
+    pongPeriodMs: (f) => Math.min(paced(f) * I, 2 * I, Math.max(I, T - I - tau - longestPingMs)),
   };
 }
 

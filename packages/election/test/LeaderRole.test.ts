@@ -4,6 +4,7 @@ import { LeadershipLostError } from '../src/errors.js';
 import { LeaderRole } from '../src/LeaderRole.js';
 import { NodeStats } from '../src/NodeStats.js';
 import { KeyUnavailableError, type KV } from '@roster/kv-adapter';
+import { Pace } from '@roster/follower/internal';
 import { WindowFixture, broadcast } from './support/window.js';
 
 const R = 250; // the renew deadline: T/2 with T = 500
@@ -25,6 +26,7 @@ async function leader(options: { inherited?: { id: string; weight: number }[]; k
       keys: f.keys,
       leaderKey: f.keys.leader(),
       stats: new NodeStats(),
+      pace: new Pace({ paceRoundTripMs: config.timing.paceRoundTripMs, operationTimeoutMs: config.operationTimeoutMs }),
       read: () => f.read(),
       current: () => true,
       absorb: () => undefined,

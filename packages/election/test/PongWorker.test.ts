@@ -12,7 +12,7 @@ function setup() {
   const store = new MemoryKV({ clock });
   const faults = new FaultInjector({ clock, seed: 1, logCapacity: 100_000 });
   const kv = faults.view(store, 'leader');
-  const round = new PongRound({ clock, intervalMs: I, logger: silentLogger });
+  const round = new PongRound({ clock, periodMs: I, logger: silentLogger });
   const events: string[] = [];
   const rtts: (number | undefined)[] = [];
   const worker = (id: string) =>
@@ -159,5 +159,22 @@ describe('PongWorker', () => {
     expect(new Set(fast.map((o) => o.at)).size).toBe(3);
     expect(fast.every((o) => o.doneAt === o.at)).toBe(true);
     await Promise.all(workers.map((w) => w.stop()));
+  });
+
+  it('a round whose period is given as a function asks it at each beat: the leader’s round backs off on a slow store, and speeds up again', async () => {
+    const clock = new VirtualClock();
+    let periodMs = I;
+    const round = new PongRound({ clock, periodMs: () => periodMs, logger: silentLogger });
+    const beats: number[] = [];
+    const member = { step: async () => void beats.push(clock.now()) };
+    round.add(member);
+    await clock.advance(2 * I);
+    periodMs = 2 * I;
+    await clock.advance(6 * I);
+    periodMs = I;
+    await clock.advance(2 * I);
+    // At once, then I, I; the beat due at 3I was already set: then 2I apart; then I apart again.
+    expect(beats).toEqual([0, I, 2 * I, 3 * I, 5 * I, 7 * I, 9 * I, 10 * I]);
+    await round.remove(member);
   });
 });

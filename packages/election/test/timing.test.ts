@@ -6,7 +6,7 @@ describe('the timing table', () => {
   it('derives every duration by name from I, T, R and the operation timeout (the defaults: I = 1 s)', () => {
     const durations = resolveDurations({});
     expect(durations).toEqual({ intervalMs: 1000, timeoutMs: 5000, renewDeadlineMs: 2500, settleMs: 100, operationTimeoutMs: 500, leaderWorkTimeoutMs: 5000 });
-    const { tierSpacingMs, pingPeriodMs, joinRetryPacedMs, joinFailedWaitMs, restPacedMs, standPacedMs, stepPacedMs, stillScanPacedMs, candidateStepMs, ...named } = deriveTiming(durations);
+    const { tierSpacingMs, pingPeriodMs, joinRetryPacedMs, joinFailedWaitMs, restPacedMs, standPacedMs, stepPacedMs, stillScanPacedMs, candidateStepMs, pongPeriodMs, ...named } = deriveTiming(durations);
     expect(named).toEqual({
       ...durations,
       restMs: 1000,
@@ -50,14 +50,24 @@ describe('the timing table', () => {
     // Scans of a still Version: 0.9I on a healthy store, at most T/2 apart on a slow one.
     expect(at(t.stillScanPacedMs)).toEqual([900, 1800, 2500, 2500, 900]);
     expect(at(t.candidateStepMs)).toEqual([1000, 2000, 4000, 4000, 1000]);
+    // The leader's PONG round: at most 2I, and news of a member every P + τ + round ≤ T − I
+    // (P = 1.5I, the longest PING period: 1,500 + 500 + 2,000 = 4,000).
+    expect(at(t.pongPeriodMs)).toEqual([1000, 2000, 2000, 2000, 1000]);
   });
 
   it('keeps PINGs at I where T leaves no room for slower ones, and bounds the rest and the stand wait by T', () => {
     const t = deriveTiming(resolveDurations({ intervalMs: 100, timeoutMs: 300, renewDeadlineMs: 150 }));
     expect(t.pingPeriodMs(4)).toBe(100);
     expect([t.restPacedMs(4), t.standPacedMs(4), t.candidateStepMs(4)]).toEqual([300, 300, 300]);
+    // PONG rounds keep I too: one more would leave a PING found later than T − I.
+    expect(t.pongPeriodMs(4)).toBe(100);
     // I = 100, T = 500 (the bench's Redis timing): PINGs up to 150 ms apart, the leader drops at 500.
-    expect(deriveTiming(resolveDurations({ intervalMs: 100, timeoutMs: 500 })).pingPeriodMs(4)).toBe(150);
+    const bench = deriveTiming(resolveDurations({ intervalMs: 100, timeoutMs: 500 }));
+    expect(bench.pingPeriodMs(4)).toBe(150);
+    // And PONG rounds up to 2I = 200 ms apart: news every 150 + 50 + 200 = 400 = T − I.
+    expect([bench.pongPeriodMs(1.5), bench.pongPeriodMs(4)]).toEqual([150, 200]);
+    // T = 4I leaves one interval between two rounds more than the PING period: 1,500 + 500 + 1,000 = 3,000.
+    expect(deriveTiming(resolveDurations({ intervalMs: 1000, timeoutMs: 4000 })).pongPeriodMs(4)).toBe(1000);
   });
 
   it('at a short timing the maxima take the other side (I = 100, T = 300: slow read 2I, join retry T, chain T − R − τ)', () => {

@@ -19,9 +19,9 @@ function slowStore(): Scenario {
   return { seed: 7, timing: { intervalMs: I, timeoutMs: T }, steps };
 }
 
-/** Store commands issued from `from` to `to`, per member per interval. */
-function load(run: Run, from: number, to: number): number {
-  return run.costs.filter((c) => c.at >= from && c.at < to).length / N / ((to - from) / I);
+/** Store commands issued from `from` to `to` (those `which` selects), per member per interval. */
+function load(run: Run, from: number, to: number, which: (c: Run['costs'][number]) => boolean = () => true): number {
+  return run.costs.filter((c) => c.at >= from && c.at < to && which(c)).length / N / ((to - from) / I);
 }
 
 describe('a store slower than the operation timeout', () => {
@@ -56,23 +56,27 @@ function overloaded(opsPerSecond: number): Scenario {
 }
 
 describe('a store that serves fewer operations than the group asks of it', () => {
-  // Healthy, 20 members ask 3.46 commands per member per interval: 692 a second. Served at 400 or
-  // 550 a second, first come first served, operations queue behind ones whose callers already gave
-  // up, and once the queue holds T of work the store refuses at once: the nodes ask about twice as
-  // much (6.90 and 6.62 commands per member per interval; a refusal is not a slow answer, and Pace
-  // does not back off on it), and the group stays one. At 900 a second the queue comes and goes
-  // with each interval's burst, under the round trip where nodes back off, and they ask 5.00 (a
-  // Version published late looks still: followers poll and scan faster). Limits of the back-off,
-  // which reacts to round trips over τ/2 only (docs/scale.md).
-  it.each([400, 550, 900])('at %i operations a second: the group stays one, and converges again once the store keeps up', async (opsPerSecond) => {
+  // Healthy, 20 members ask 3.46 commands per member per interval: 692 a second. Served at 400,
+  // 550 or 900 a second, first come first served, operations queue behind ones whose callers
+  // already gave up, and once the queue holds T of work the store refuses at once. The group stays
+  // one, but every follower stands (it can read nothing) and the nodes ask about half as much again:
+  // 5.19, 5.33 and 5.50 commands per member per interval. Of that, the leader asks 2.30: its PONG
+  // round backs off to 2I (`pongPeriodMs`), 0.47 PONGs per member per interval where it was 0.63 to
+  // 0.87 when the round kept the interval (6.09 to 6.90 in all). The rest is the candidates' reads
+  // (a blind candidate reads the window and the era record at each step) and the leader's reads of
+  // quiet followers' other nonces: limits of the back-off (docs/scale.md).
+  it.each([400, 550, 900])('at %i operations a second: the group stays one, the leader backs off, and it converges again once the store keeps up', async (opsPerSecond) => {
     const run = await runScenario(overloaded(opsPerSecond), { recordOperations: false });
     const healthy = load(run, SLOW_FROM - 10 * T, SLOW_FROM);
     const slow = load(run, SLOW_FROM + 2 * T, SLOW_FROM + SLOW_FOR);
+    const pongs = load(run, SLOW_FROM + 2 * T, SLOW_FROM + SLOW_FOR, (c) => c.role === 'leader' && c.op === 'exchange');
     const recovered = load(run, SLOW_FROM + SLOW_FOR + 2 * T, run.quietAt + 3 * T + 6 * I);
-    const measured = `per member per interval: healthy ${healthy.toFixed(2)}, overloaded ${slow.toFixed(2)}, recovered ${recovered.toFixed(2)}`;
+    const measured = `per member per interval: healthy ${healthy.toFixed(2)}, overloaded ${slow.toFixed(2)} (the leader's PONGs ${pongs.toFixed(2)}), recovered ${recovered.toFixed(2)}`;
     // The fault reached the nodes: what they ask changed.
     expect(Math.abs(slow - healthy), measured).toBeGreaterThan(0.2 * healthy);
-    expect(slow, measured).toBeLessThan(2.5 * healthy);
+    expect(slow, measured).toBeLessThan(1.65 * healthy);
+    // One PONG per member every 2I, not every interval.
+    expect(pongs, measured).toBeLessThan(0.55);
     expect(recovered, measured).toBeGreaterThan(0.8 * healthy);
     expect(recovered, measured).toBeLessThan(1.2 * healthy);
     expect(checkRun(run).violations).toEqual([]);
