@@ -98,11 +98,6 @@ export class MemberConnections {
     });
   }
 
-  /** How many requests wait for a connection. */
-  get waiting(): number {
-    return this.#waiters.length;
-  }
-
   /** The member answered in time. */
   answered(): void {
     this.#backOff.succeeded();
