@@ -100,6 +100,8 @@ export class LeaderRole {
   #ending: Promise<void> | undefined;
   /** Whether the last publication met another write (it is retried at once only once in a row). */
   #conflicted = false;
+  /** The length of the last cycle that published, from its start to its landing (ms). */
+  #cycleMs: number | undefined;
 
   constructor(options: LeaderRoleOptions) {
     const host = options.host;
@@ -216,13 +218,23 @@ export class LeaderRole {
     // a lapse only re-arms the chain, the next one renews.
     const complete = !read.slots.some((slot) => slot.state === 'unavailable');
     const lapsed = this.#lease.lapsed;
-    const chain = lapsed ? (complete ? timing.revalidateChainMs : Number.NEGATIVE_INFINITY) : renewDeadlineMs;
+    // Re-validated only while cycles are quick enough for each to renew in time: they come every
+    // max(I, C) (C their length, back to back when they overrun), and each lands C after its
+    // start. Re-validated by cycles slower than that, a lease would lapse again at the next, and
+    // the leader's work would be aborted and restarted at every cycle. C is the longer of this
+    // cycle and the previous one (the two of the chain), with a tenth of R to spare.
+    const length = clock.now() - cycleStart;
+    const quick = (ms: number): boolean => Math.max(timing.intervalMs, ms) + ms <= 0.9 * renewDeadlineMs;
+    const keepable = quick(Math.max(length, this.#cycleMs ?? length));
+    this.#cycleMs = length;
+    const chain = lapsed ? (complete && keepable ? timing.revalidateChainMs : Number.NEGATIVE_INFINITY) : renewDeadlineMs;
     const renewed = cycleStart - this.#publishedCycle < chain && this.#lease.renew(cycleStart);
     this.#publishedCycle = cycleStart;
     // 5. Every member listed gets a PONG worker; the beat comes half an interval later.
     this.#intake.sync();
     this.#publisher.scheduleBeat(cycleStart + timing.beatOffsetMs);
-    return { outcome: 'published', broadcast: written.broadcast, renewed, again: !renewed && lapsed && complete };
+    // The next cycle at once only when this one could start a chain that re-validates.
+    return { outcome: 'published', broadcast: written.broadcast, renewed, again: !renewed && lapsed && complete && quick(length) };
   }
 
   /** See {@link Publisher.hold}. */

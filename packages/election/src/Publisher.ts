@@ -183,15 +183,23 @@ export class Publisher {
     };
   }
 
-  /** Beats at `at` (local time), unless a cycle holds beats off then. */
+  /**
+   * Beats at `at` (local time), unless a cycle holds beats off then. Not at all when `at` has
+   * passed already (the publication landed after it, on a slow store or a busy node): the beat
+   * halves the age of the last publication, and one that landed that late is already that young;
+   * a beat then would only delay the next cycle, the one that renews the lease, by its round trip
+   * (on a store answering in 40-60 ms, that made a new leader's lease lapse at every cycle).
+   */
   scheduleBeat(at: number): void {
     const { clock } = this.#o.config;
     this.#beatTimer?.cancel();
+    this.#beatTimer = undefined;
+    if (at <= clock.now()) return;
     this.#beatTimer = clock.setTimer(() => {
       this.#beatTimer = undefined;
       if (this.#held || this.#o.ending() || this.#beating) return;
       this.#beating = this.#beat().finally(() => (this.#beating = undefined));
-    }, Math.max(0, at - clock.now()));
+    }, at - clock.now());
   }
 
   /** No more beats; resolves when a beat in flight has landed or failed. */

@@ -51,4 +51,28 @@ describe('a leader crash among loaded members (store round trips near I)', () =>
     expect(replacedAfter(run, crashAt, leader)).toBeLessThanOrEqual(T + 4 * I);
     expect(checkRun(run).violations).toEqual([]);
   }, 60_000);
+
+  // The new leader's cycle is a read of the window and a compare-and-set: two round trips, back to
+  // back when they overrun the interval. Its lease holds while each cycle lands within R of the
+  // previous one's start. Replies 40-60 ms late leave room (cycles of about 105 ms), but a beat
+  // started late, after a cycle that landed past its time, delayed the next cycle by a round trip:
+  // the lease lapsed and was re-validated 23 times in 15 s (the mutant beat-when-overdue).
+  // Replies 50-90 ms late leave none: the lease lapses, and was re-validated by each quick cycle
+  // only to lapse at the next, its work aborted and restarted each time (the mutant
+  // revalidate-any-cycle: 23 lapses at 50-70 ms); it stays lapsed now, publishing, while the mean
+  // cycle cannot keep it.
+  it.each([
+    [40, 60, 0],
+    [50, 70, 1],
+    [60, 80, 1],
+  ])('replies %i–%i ms late: the new leader’s lease lapses %i times, and is never re-validated only to lapse at the next cycle', async (minMs, maxMs, lapses) => {
+    const { scenario, crashAt } = loadedCrash(40, minMs, maxMs);
+    const run = await runScenario(scenario, { recordOperations: false });
+    const end = scenario.steps.find((s) => s.do === 'latency')!.at + 40 * T;
+    const [leader] = run.history.entries.flatMap((e) => (e.kind === 'update' && e.at > crashAt && e.update.type === 'role' && e.update.role === 'leader' ? [e.node] : []));
+    expect(leader).toBeDefined();
+    const lapsed = run.history.updatesOf(leader!).filter((u) => u.at < end && u.update.type === 'role' && u.update.reason === 'lease-expired');
+    expect(lapsed).toHaveLength(lapses);
+    expect(checkRun(run).violations).toEqual([]);
+  }, 60_000);
 });
