@@ -73,6 +73,8 @@ export function decide(c: Candidacy, read: LeaderWindowRead, now: number, timing
   if (c.phase === 'unclaimed') {
     if (others && (c.basis === undefined || compareLeadership(others, c.basis) < 0)) return { action: 'follow', reason: 'better-leader-seen' };
     if (c.blind && read.reachable && !c.others.isStale(now, timing.timeoutMs)) return { action: 'follow', reason: 'leader-alive' };
+    // A read that reached no nonce leaves nothing to claim at (a claim replaces what a read found).
+    if (!read.reachable) return { action: 'wait' };
     // Stood blind (a store outage), it claims on a read of every nonce, for up to
     // `blindClaimWaitMs` after its first read that reached the store: a store just back answers
     // some reads too late, and a nonce not read may hold the leader, back too and publishing (a

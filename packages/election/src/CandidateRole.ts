@@ -44,9 +44,12 @@ export class CandidateRole {
   readonly #host: CandidateHost;
   #c: Candidacy;
   #known: OwnPublication | undefined;
+  /** Whether this candidate's last read reached no nonce (a blind one starts so: it stood on reading nothing). */
+  #unreached: boolean;
 
   constructor(host: CandidateHost, blind: boolean) {
     this.#host = host;
+    this.#unreached = blind;
     const f = host.following;
     // Standing on stillness seen across a store outage is standing blind too: the leader may be back.
     this.#c = { phase: 'unclaimed', basis: f.bestSeen, others: f.staleness.clone(), rivals: f.rivals, blind: blind || f.staleness.acrossGap };
@@ -69,16 +72,21 @@ export class CandidateRole {
     const c = this.#c;
     // Before a claim, the era record is read together with the window: a claim is then one round
     // trip after the read, not two (each round trip is long on a loaded node, and the later
-    // members stand if the claim is not in the window by then).
-    const record = c.phase === 'unclaimed' ? readEraRecord(kv, host.keys.era(), clock, operationTimeoutMs, () => host.stats.count('garbage')) : undefined;
+    // members stand if the claim is not in the window by then). Not while the store answers
+    // nothing: a claim needs a read that reached it, and the record is read then, before the
+    // claim. Against an overloaded store, every member stands blind, and reading both windows at
+    // each step was what held the group there (docs/scale.md).
+    const readRecord = (): Promise<EraRecord> => readEraRecord(kv, host.keys.era(), clock, operationTimeoutMs, () => host.stats.count('garbage'));
+    const record = c.phase === 'unclaimed' && !this.#unreached ? readRecord() : undefined;
     const read = await host.following.read(c.others, 'read', this.#knownPublication());
+    this.#unreached = !read.reachable;
     if (!this.#current(c)) return undefined;
     host.absorb(read);
     const decision = decide(c, read, clock.now(), timing);
     host.config.logger.debug({ node: host.config.id, ...traceOf(c, read, decision, clock.now(), timing.timeoutMs) }, 'candidate step');
     switch (decision.action) {
       case 'claim':
-        return this.#claim(c, read, await record!);
+        return this.#claim(c, read, await (record ?? readRecord()));
       case 'follow':
         return { to: 'follower', reason: decision.reason };
       case 'lead':

@@ -26,9 +26,11 @@ function load(run: Run, from: number, to: number, which: (c: Run['costs'][number
 
 describe('a store slower than the operation timeout', () => {
   // Every read times out: the followers stand (they can read nothing), and a candidate reads the
-  // whole window and the era record at each step, 8 commands where a poll is 1. Without back-off
-  // (the mutant `no-back-off`) that is 11.8 commands per member per interval against 3.46 healthy,
-  // for as long as the store stays slow; backed off (PINGs, polls, candidates' steps) 5.46.
+  // whole window at each step, 4 commands where a poll is 1 (and the era record too, 8, once a read
+  // reaches the store). Without back-off
+  // (the mutant `no-back-off`) that is 8.00 commands per member per interval against 3.46 healthy,
+  // for as long as the store stays slow; backed off (PINGs, polls, candidates' steps, the leader's
+  // PONG round) 4.51.
   it('gets at most twice the healthy load per member while it is slow, the healthy load once it recovers, and the group stays one', async () => {
     const run = await runScenario(slowStore(), { recordOperations: false });
     const healthy = load(run, SLOW_FROM - 10 * T, SLOW_FROM);
@@ -59,12 +61,13 @@ describe('a store that serves fewer operations than the group asks of it', () =>
   // Healthy, 20 members ask 3.46 commands per member per interval: 692 a second. Served at 400,
   // 550 or 900 a second, first come first served, operations queue behind ones whose callers
   // already gave up, and once the queue holds T of work the store refuses at once. The group stays
-  // one, but every follower stands (it can read nothing) and the nodes ask about half as much again:
-  // 5.19, 5.33 and 5.50 commands per member per interval. Of that, the leader asks 2.30: its PONG
+  // one, but every follower stands (it can read nothing) and the nodes ask about a third more:
+  // 4.30, 4.46 and 4.55 commands per member per interval. Of that, the leader asks 2.30: its PONG
   // round backs off to 2I (`pongPeriodMs`), 0.47 PONGs per member per interval where it was 0.63 to
-  // 0.87 when the round kept the interval (6.09 to 6.90 in all). The rest is the candidates' reads
-  // (a blind candidate reads the window and the era record at each step) and the leader's reads of
-  // quiet followers' other nonces: limits of the back-off (docs/scale.md).
+  // 0.87 when the round kept the interval (the mutant pong-round-unpaced). The candidates ask
+  // 1.98-2.21: a blind candidate whose read reached nothing claims nothing and reads no era record
+  // (the mutant claim-on-unreached-read: 2.9-3.2, and 5.2-5.5 in all). The rest is their reads of
+  // the window and their PINGs: limits of the back-off (docs/scale.md).
   it.each([400, 550, 900])('at %i operations a second: the group stays one, the leader backs off, and it converges again once the store keeps up', async (opsPerSecond) => {
     const run = await runScenario(overloaded(opsPerSecond), { recordOperations: false });
     const healthy = load(run, SLOW_FROM - 10 * T, SLOW_FROM);
@@ -74,7 +77,7 @@ describe('a store that serves fewer operations than the group asks of it', () =>
     const measured = `per member per interval: healthy ${healthy.toFixed(2)}, overloaded ${slow.toFixed(2)} (the leader's PONGs ${pongs.toFixed(2)}), recovered ${recovered.toFixed(2)}`;
     // The fault reached the nodes: what they ask changed.
     expect(Math.abs(slow - healthy), measured).toBeGreaterThan(0.2 * healthy);
-    expect(slow, measured).toBeLessThan(1.65 * healthy);
+    expect(slow, measured).toBeLessThan(1.4 * healthy);
     // One PONG per member every 2I, not every interval.
     expect(pongs, measured).toBeLessThan(0.55);
     expect(recovered, measured).toBeGreaterThan(0.8 * healthy);
