@@ -218,13 +218,11 @@ export class LeaderRole {
     // a lapse only re-arms the chain, the next one renews.
     const complete = !read.slots.some((slot) => slot.state === 'unavailable');
     const lapsed = this.#lease.lapsed;
-    // Re-validated only while cycles are quick enough for each to renew in time: they come every
-    // max(I, C) (C their length, back to back when they overrun), and each lands C after its
-    // start. Re-validated by cycles slower than that, a lease would lapse again at the next, and
-    // the leader's work would be aborted and restarted at every cycle. C is the longer of this
-    // cycle and the previous one (the two of the chain), with a tenth of R to spare.
+    // Re-validated only while cycles are quick enough for each to renew in time, both cycles of
+    // the chain (`revalidateCycleMs`): re-validated by slower ones, a lease would lapse again at
+    // the next, and the leader's work would be aborted and restarted at every cycle.
     const length = clock.now() - cycleStart;
-    const quick = (ms: number): boolean => Math.max(timing.intervalMs, ms) + ms <= 0.9 * renewDeadlineMs;
+    const quick = (ms: number): boolean => ms <= timing.revalidateCycleMs;
     const keepable = quick(Math.max(length, this.#cycleMs ?? length));
     this.#cycleMs = length;
     const chain = lapsed ? (complete && keepable ? timing.revalidateChainMs : Number.NEGATIVE_INFINITY) : renewDeadlineMs;

@@ -31,6 +31,7 @@ import { ConfigError } from '@roster/kv-adapter';
  * | `listStepTtlMs` | 4T | how long a list step stays in the store |
  * | `listStepBudgetMs` | τ/2 | the time a reader gives list steps before it reads the whole list |
  * | `revalidateChainMs` | min(R, T − R − τ) | a lapsed leader's two publications must start this close to renew |
+ * | `revalidateCycleMs` | min(0.9R − I, 0.45R) | and each cycle of the two (its read and publication) must take at most this: cycles come every max(I, C), C their length, and each lands C after its start, so max(I, C) + C ≤ 0.9R lets the next one renew, a tenth of R to spare |
  * | `tierSpacingMs(r)` | I + 3 min(r, τ) | the time between two tiers of candidates, r the mean window read |
  * | `leaderWorkTimeoutMs` | T (configured, ≤ T) | how long `stop()` and `resign()` wait for the leader's work to settle before the goodbye |
  * | `standAsideMs` | T | a leader that resigned does not stand for this long, so that another node takes over |
@@ -118,6 +119,7 @@ export interface Timing extends FollowerTiming {
   readonly listStepTtlMs: number;
   readonly listStepBudgetMs: number;
   readonly revalidateChainMs: number;
+  readonly revalidateCycleMs: number;
   readonly leaderWorkTimeoutMs: number;
   readonly standAsideMs: number;
   readonly preemptSettleMs: number;
@@ -182,6 +184,7 @@ export function deriveTiming(d: Durations): Timing {
     listStepTtlMs: 4 * T,
     listStepBudgetMs: tau / 2,
     revalidateChainMs: Math.min(R, T - R - tau),
+    revalidateCycleMs: Math.min(0.9 * R - I, 0.45 * R),
     standAsideMs: T,
     preemptSettleMs: T,
     preemptHealthyMs: 2 * I,

@@ -26,6 +26,7 @@ describe('the timing table', () => {
       listStepTtlMs: 20_000,
       listStepBudgetMs: 250,
       revalidateChainMs: 2000,
+      revalidateCycleMs: 1125,
       standAsideMs: 5000,
       preemptSettleMs: 5000,
       preemptHealthyMs: 2000,
@@ -75,6 +76,10 @@ describe('the timing table', () => {
     expect([t.slowReadMs, t.joinRetryMs, t.revalidateChainMs]).toEqual([200, 300, 100]);
     const u = deriveTiming(resolveDurations({ intervalMs: 100, timeoutMs: 2000 }));
     expect([u.slowReadMs, u.joinRetryMs, u.revalidateChainMs]).toEqual([1000, 2000, 950]);
+    // A re-validating cycle: at most 0.45R when cycles may overrun I, 0.9R − I when R leaves less
+    // (I = 100 ms: R = 250 ms, the bench's, then R = 150 ms).
+    expect(deriveTiming(resolveDurations({ intervalMs: 100, timeoutMs: 500 })).revalidateCycleMs).toBeCloseTo(112.5);
+    expect(t.revalidateCycleMs).toBeCloseTo(35);
   });
 
   it('rejects durations that break the protocol, naming the field', () => {
