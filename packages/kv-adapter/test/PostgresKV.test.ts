@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectStore, MissingDriverError, StoreAccessError, StoreUnavailableError, type KV } from '../src/index.js';
 import { PostgresKV } from '../src/postgres.js';
+import { render, statements, type Parameter, type Statement } from '../src/postgres/statements.js';
 import { LocalPostgres } from '@roster/testing';
 import { loadDriver } from '../src/backend/loadDriver.js';
 import { kvContract } from './contract.js';
@@ -33,6 +34,32 @@ afterAll(async () => {
 kvContract('PostgresKV (PostgreSQL)', async () => ({ kv: await PostgresKV.connect({ url: server.url, table: freshTable() }) }));
 
 describe('PostgresKV on a real PostgreSQL', () => {
+  it('finds a key by the primary key index in every statement that names one, not by a scan of the table', async () => {
+    const table = freshTable();
+    const kv = await PostgresKV.connect({ url: server.url, table });
+    try {
+      // Enough rows for the planner to prefer the index whenever it can use it.
+      await server.sql(`INSERT INTO ${table} (key, value) SELECT 'k' || g, '\\x00' FROM generate_series(1, 5000) g; ANALYZE ${table}`);
+      const sql = statements(table);
+      const keyed: [string, Statement, Parameter[]][] = [
+        ['get', sql.get, ['k7', 100]],
+        ['getRange', sql.getRange, ['k7', 0, 63]],
+        ['delete', sql.delete, ['k7']],
+        ['take', sql.take, ['k7', 100]],
+        ['size', sql.size, ['k7']],
+        ['exchangeUpdate', sql.exchangeUpdate, ['k7', Buffer.from('v'), 100]],
+        ['casEqual', sql.casEqual, ['k7', [Buffer.from('v')], null, Buffer.from('w')]],
+      ];
+      for (const [name, statement, values] of keyed) {
+        const plan = await server.sql(`EXPLAIN ${render(statement, values)}`);
+        expect(plan, name).toMatch(/Index (Only )?Scan using \S+_pkey/);
+        expect(plan, name).not.toMatch(/Seq Scan/);
+      }
+    } finally {
+      await kv.close();
+    }
+  });
+
   it('connectStore opens a postgres:// URL with PostgresKV, its table from ?table=', async () => {
     const table = freshTable();
     const kv = await connectStore(`${server.url}?table=${table}`);
