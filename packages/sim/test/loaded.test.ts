@@ -59,8 +59,8 @@ describe('a leader crash among loaded members (store round trips near I)', () =>
   // the lease lapsed and was re-validated 23 times in 15 s (the mutant beat-when-overdue).
   // Replies 50-90 ms late leave none: the lease lapses, and was re-validated by each quick cycle
   // only to lapse at the next, its work aborted and restarted each time (the mutant
-  // revalidate-any-cycle: 23 lapses at 50-70 ms); it stays lapsed now, publishing, while the mean
-  // cycle cannot keep it.
+  // revalidate-any-cycle: 23 lapses at 50-70 ms); it stays lapsed now, publishing, until two
+  // cycles in a row are quick enough to keep it (`revalidateCycleMs`).
   it.each([
     [40, 60, 0],
     [50, 70, 1],

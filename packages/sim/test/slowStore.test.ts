@@ -27,10 +27,9 @@ function load(run: Run, from: number, to: number, which: (c: Run['costs'][number
 describe('a store slower than the operation timeout', () => {
   // Every read times out: the followers stand (they can read nothing), and a candidate reads the
   // whole window at each step, 4 commands where a poll is 1 (and the era record too, 8, once a read
-  // reaches the store). Without back-off
-  // (the mutant `no-back-off`) that is 8.00 commands per member per interval against 3.46 healthy,
-  // for as long as the store stays slow; backed off (PINGs, polls, candidates' steps, the leader's
-  // PONG round) 4.51.
+  // reaches the store). Without back-off (the mutant `no-back-off`) that is 8.00 commands per
+  // member per interval against 3.46 healthy, for as long as the store stays slow; backed off
+  // (PINGs, polls, candidates' steps, the leader's PONG round) 4.51.
   it('gets at most twice the healthy load per member while it is slow, the healthy load once it recovers, and the group stays one', async () => {
     const run = await runScenario(slowStore(), { recordOperations: false });
     const healthy = load(run, SLOW_FROM - 10 * T, SLOW_FROM);
