@@ -173,11 +173,13 @@ export function kvContract(
         expect(res.time).toBe(parsed.ts);
       }));
 
-    it('time reads the store clock in ms since the epoch', () =>
+    it('time reads the store clock in whole ms since the epoch, as compareAndSet stamps it', () =>
       withKV(async (kv) => {
         if (!time) return;
         const t = await kv.time();
         expect(t).toBeGreaterThan(1_600_000_000_000);
+        // A fraction of a ms would put time() above a stamp taken later in the same ms.
+        expect(Number.isInteger(t), String(t)).toBe(true);
       }));
 
     it('set with ttlMs expires the key', () =>

@@ -289,10 +289,11 @@ export class NatsKV implements KV {
    * The store's clock: writes the clock key (`roster.clock`) and reads back the JetStream
    * timestamp the stream leader gave that write, or a later one's (two round trips). The result is
    * a lower bound of the store's time when it resolves: the timestamp plus the local time elapsed
-   * since the read's answer.
+   * since the read's answer, in whole ms as the stamps of {@link compareAndSet} are (a fraction of
+   * a ms elapsed made it exceed a stamp taken in the same ms).
    */
   time(options?: KVOperationOptions): Promise<number> {
-    return this.#op('time', CLOCK_KEY, options, () => this.#sampleClock(), true);
+    return this.#op('time', CLOCK_KEY, options, async () => Math.floor(await this.#sampleClock()), true);
   }
 
   /** Closes the connection; operations in flight and every later one reject with `KVClosedError`. Idempotent. */
