@@ -2,7 +2,7 @@ import { bestBroadcast, compareLeadership, formatBroadcast, formatHeader, parseB
 import { coversBelow, readEveryNonce, showsNothingNewer, showsUnchanged, supersedes, type LeaderWindowRead, type Rivals, type Staleness } from '@roster/follower/internal';
 import type { Timing } from './timing.js';
 import { expectedValue } from './expectedValue.js';
-import { isKeyFailure, type Clock, type CompareAndSetOptions, type CompoundKey, type KV, type Timer } from '@roster/kv-adapter';
+import { type Clock, type CompareAndSetOptions, type CompoundKey, type KV, type Timer } from '@roster/kv-adapter';
 import { withDeadline } from '@roster/kv-adapter/internal';
 
 interface Common {
@@ -144,7 +144,9 @@ export type ClaimOutcome =
 
 /**
  * Writes a claim at the lowest leader-key nonce that can be written, by compare-and-set against
- * what the read saw there, so that a claim or publication written since is never overwritten.
+ * what the read saw there, so that a claim or publication written since is never overwritten. A
+ * timeout, read or write, on a store slow as a whole ends the attempt there (`CompoundKey.holdsOn`):
+ * every nonce is as slow, and a claim further on would only be one more copy to find.
  *
  * A value that is no broadcast (garbage, an empty string, or what a header read could only see
  * the start of) is no rival: when the compare finds one there, the claim compares once more
@@ -156,6 +158,8 @@ export async function writeClaim(o: ClaimOptions): Promise<ClaimOutcome> {
   for (const slot of o.read.slots) {
     // A value known by its header only (`LeaderWindow.check`: a worse leadership) is replaced by
     // that header where the store compares prefixes, and skipped where it does not.
+    // A nonce whose read timed out on a store slow as a whole is no reason to claim further on.
+    if (slot.state === 'unavailable' && o.key.holdsOn(slot.error)) return { outcome: 'failed', error: slot.error };
     if (slot.state === 'unavailable' || (slot.state === 'behind' && !byPrefix)) continue;
     const claim: Broadcast = { ...o.claim, nonce: slot.nonce };
     const raw = formatBroadcast(claim);
@@ -181,7 +185,7 @@ export async function writeClaim(o: ClaimOptions): Promise<ClaimOutcome> {
       }
     } catch (error) {
       if (!o.current()) return { outcome: 'abandoned' };
-      if (isKeyFailure(error)) continue;
+      if (o.key.failedOn(error)) continue;
       return { outcome: 'failed', error };
     }
   }

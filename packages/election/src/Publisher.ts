@@ -1,5 +1,5 @@
 import { formatBroadcast, formatMember, isGoodbye, parseBroadcast, sameLeadership, type Broadcast, type Member, type RosterKeys } from '@roster/follower';
-import { isKeyFailure, type CompoundKey, type Timer } from '@roster/kv-adapter';
+import type { CompoundKey, Timer } from '@roster/kv-adapter';
 import { withDeadline } from '@roster/kv-adapter/internal';
 import type { ResolvedConfig } from './config.js';
 import type { Lease } from './Lease.js';
@@ -108,7 +108,8 @@ export class Publisher {
    * 2. take the next Version, a new list epoch when the list changed or a write may have landed unseen;
    * 3. write the list step to it beside the broadcast (best effort);
    * 4. compare-and-set at our nonce against what the read found there, moving on to the next
-   *    nonce while they are unavailable.
+   *    nonce while they are unavailable (not on a timeout while the store is slow as a whole:
+   *    `CompoundKey.holdsOn`).
    */
   async write(read: LeaderWindowRead, members: Member[]): Promise<WriteOutcome> {
     const { clock, operationTimeoutMs, kv, logger } = this.#o.config;
@@ -130,6 +131,8 @@ export class Publisher {
     // 4.
     for (let attempt = 0; attempt < key.window; attempt++) {
       const slot = read.slots[key.nonce];
+      // A read that timed out on a store slow as a whole says nothing of this nonce: stay at it.
+      if (slot?.state === 'unavailable' && key.holdsOn(slot.error)) return this.#failed();
       if (slot === undefined || slot.state === 'unavailable') {
         key.advance();
         continue;
@@ -160,7 +163,7 @@ export class Publisher {
         return { outcome: 'published', broadcast: next };
       } catch (error) {
         if (this.#o.ending()) return { outcome: 'ended' };
-        if (!isKeyFailure(error)) {
+        if (!key.failedOn(error)) {
           if (!this.#failing) logger.warn({ err: error }, 'publish failed'); // once, when it starts failing
           return this.#failed();
         }

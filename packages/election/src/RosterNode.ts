@@ -94,7 +94,9 @@ export class RosterNode implements RosterNodeApi {
     this.id = config.id;
     this.settings = settingsOf(resolved);
     const { clock, logger } = config;
-    this.#keys = new RosterKeys(config.namespace, config.nonceWindow);
+    // On a store slow as a whole, a timed-out write says nothing of its key: writers stay put.
+    const pace = this.#pace;
+    this.#keys = new RosterKeys(config.namespace, config.nonceWindow, { timeoutsMove: () => !pace.slow });
     this.#view = new NodeView(logger);
     this.#phase = { role: config.observer ? 'observer' : 'follower' };
     this.#shown = this.#phase.role;

@@ -55,6 +55,15 @@ export class Pace {
     return this.#mean;
   }
 
+  /**
+   * Whether the store answers this node slowly as a whole: its mean round trip is above
+   * `paceRoundTripMs` (the factor is above 1). A timeout then says nothing of the key it was on,
+   * and writers stay at their nonce (`CompoundKeyOptions.timeoutsMove`).
+   */
+  get slow(): boolean {
+    return this.factor > 1;
+  }
+
   /** How many times slower than normal the node's paced loops run: 1 on a healthy store, at most {@link MAX_PACE}. */
   get factor(): number {
     if (this.#mean === undefined || this.#mean <= this.#paceRoundTripMs) return 1;

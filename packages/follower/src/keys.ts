@@ -1,4 +1,4 @@
-import { CompoundKey, Namespace } from '@roster/kv-adapter';
+import { CompoundKey, Namespace, type CompoundKeyOptions } from '@roster/kv-adapter';
 
 /**
  * The compound keys of one cluster, all under the cluster's {@link Namespace}:
@@ -16,20 +16,23 @@ export class RosterKeys {
   readonly namespace: Namespace;
   /** How many nonces each compound key may use. */
   readonly window: number;
+  readonly #options: CompoundKeyOptions;
 
-  constructor(namespace: Namespace, window: number) {
+  /** `options.timeoutsMove` applies to every compound key handed out (see `CompoundKeyOptions`). */
+  constructor(namespace: Namespace, window: number, options: Pick<CompoundKeyOptions, 'timeoutsMove'> = {}) {
     this.namespace = namespace;
     this.window = window;
+    this.#options = { window, ...(options.timeoutsMove && { timeoutsMove: options.timeoutsMove }) };
   }
 
   /** A fresh handle on the leader key, at nonce 0. */
   leader(): CompoundKey {
-    return new CompoundKey(this.namespace.key('leader'), { window: this.window });
+    return new CompoundKey(this.namespace.key('leader'), this.#options);
   }
 
   /** A fresh handle on the join key, at nonce 0. */
   join(): CompoundKey {
-    return new CompoundKey(this.namespace.key('join'), { window: this.window });
+    return new CompoundKey(this.namespace.key('join'), this.#options);
   }
 
   /**
@@ -38,7 +41,7 @@ export class RosterKeys {
    * a leader key made unavailable cannot hide the era they must exceed.
    */
   era(): CompoundKey {
-    return new CompoundKey(this.namespace.key('era'), { window: this.window });
+    return new CompoundKey(this.namespace.key('era'), this.#options);
   }
 
   /**
@@ -52,6 +55,6 @@ export class RosterKeys {
 
   /** A fresh handle on the id key of node `id`, at nonce 0. */
   idKey(id: string): CompoundKey {
-    return new CompoundKey(this.namespace.key(`id/${id}`), { window: this.window });
+    return new CompoundKey(this.namespace.key(`id/${id}`), this.#options);
   }
 }

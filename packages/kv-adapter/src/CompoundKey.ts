@@ -12,6 +12,15 @@ export interface CompoundKeyOptions {
   readonly window?: number;
   /** The nonce to start at. @defaultValue 0 */
   readonly nonce?: number;
+  /**
+   * Whether an operation on this key that passed its deadline counts, now, as the key's failure
+   * (see {@link CompoundKey.failedOn}): a hung shard shows itself so, and a writer moves off it.
+   * A node whose store answers slowly as a whole (its mean round trip near the deadline) says no:
+   * every nonce is as slow there, and a writer that moved would only leave copies behind for
+   * readers to scan. A key that reports itself unavailable moves its writer whatever this says.
+   * @defaultValue always true
+   */
+  readonly timeoutsMove?: () => boolean;
 }
 
 /** The default number of nonces a compound key cycles through. */
@@ -43,6 +52,7 @@ export class CompoundKey {
   /** The number of nonces in use. */
   readonly window: number;
   #nonce: number;
+  readonly #timeoutsMove: () => boolean;
 
   constructor(base: string, options: CompoundKeyOptions = {}) {
     if (typeof base !== 'string' || base.length === 0) throw new ConfigError('base', base, 'Expected a non-empty base key');
@@ -57,6 +67,7 @@ export class CompoundKey {
     this.base = base;
     this.window = window;
     this.#nonce = nonce;
+    this.#timeoutsMove = options.timeoutsMove ?? (() => true);
   }
 
   /** The nonce writers use now. */
@@ -77,6 +88,24 @@ export class CompoundKey {
   /** Every key of the window, nonce 0 first. */
   keys(): string[] {
     return Array.from({ length: this.window }, (_, n) => this.at(n));
+  }
+
+  /**
+   * Whether `error`, from an operation on this key, is the key's failure, on which a writer moves
+   * to the next nonce: {@link isKeyFailure}, unless the writer {@link holdsOn} it.
+   */
+  failedOn(error: unknown): boolean {
+    return isKeyFailure(error) && !this.holdsOn(error);
+  }
+
+  /**
+   * Whether `error` is a deadline that passed while timeouts do not move writers
+   * ({@link CompoundKeyOptions.timeoutsMove}): the store is slow as a whole, so the writer stays
+   * at its nonce and gives up this attempt, whether the operation was a write or the read a write
+   * was to be based on.
+   */
+  holdsOn(error: unknown): boolean {
+    return StoreUnavailableError.is(error) && error.timedOut && !this.#timeoutsMove();
   }
 
   /** Moves to the next nonce (wrapping within the window) and returns it. */
@@ -155,8 +184,9 @@ export function isKeyFailure(error: unknown): boolean {
  * Runs `op` on the current key of `key`; when it rejects with {@link KeyUnavailableError},
  * moves to the next nonce and tries again, at most once per nonce of the window. A deadline that
  * passed (`StoreUnavailableError` with `timedOut`) counts as that key's failure too, as a hung
- * shard shows itself, unless the previous nonce timed out as well: two in a row is the store,
- * and the error is rethrown. Any other error is rethrown at once. Resolves with the result and
+ * shard shows itself, unless the previous nonce timed out as well (two in a row is the store) or
+ * the key says timeouts do not move its writers now ({@link CompoundKeyOptions.timeoutsMove}):
+ * then the error is rethrown. Any other error is rethrown at once. Resolves with the result and
  * the nonce it succeeded at.
  *
  * @example
@@ -172,7 +202,7 @@ export async function writeMoving<T>(key: CompoundKey, op: (key: string) => Prom
       return { result: await op(key.current), nonce: key.nonce };
     } catch (error) {
       const timedOut = StoreUnavailableError.is(error) && error.timedOut;
-      if (!KeyUnavailableError.is(error) && !(timedOut && !lastTimedOut)) throw error;
+      if (!KeyUnavailableError.is(error) && !(timedOut && !lastTimedOut && key.failedOn(error))) throw error;
       lastTimedOut = timedOut;
       last = error;
       key.advance();

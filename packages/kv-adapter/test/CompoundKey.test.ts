@@ -113,6 +113,31 @@ describe('CompoundKey', () => {
     expect(outage.nonce).toBe(0);
   });
 
+  it('keeps its writer at its nonce on a timeout while timeouts do not move (a store slow as a whole), not on a key that says it is unavailable', async () => {
+    const timeout = new StoreUnavailableError('set took longer than 50 ms', { timedOut: true });
+    const dead = new KeyUnavailableError('id/n1 0');
+    let slow = true;
+    const key = new CompoundKey('id/n1', { timeoutsMove: () => !slow });
+    expect(key.holdsOn(timeout)).toBe(true);
+    expect(key.failedOn(timeout)).toBe(false);
+    expect(key.holdsOn(dead)).toBe(false);
+    expect(key.failedOn(dead)).toBe(true);
+    await expect(writeMoving(key, async () => Promise.reject(timeout))).rejects.toBe(timeout);
+    expect(key.nonce).toBe(0);
+    const { nonce } = await writeMoving(key, async (k) => {
+      if (k === 'id/n1 0') throw dead;
+    });
+    expect(nonce).toBe(1);
+    // The store answers in time again: a timeout is one key's once more.
+    slow = false;
+    expect(key.holdsOn(timeout)).toBe(false);
+    expect(key.failedOn(timeout)).toBe(true);
+    const moved = await writeMoving(key, async (k) => {
+      if (k === 'id/n1 1') throw timeout;
+    });
+    expect(moved.nonce).toBe(2);
+  });
+
   it('writeMoving gives up with KeyUnavailableError after trying every nonce once', async () => {
     const kv = withDeadKeys(new Set(['j 0', 'j 1']));
     await expect(writeMoving(new CompoundKey('j', { window: 2 }), (k) => kv.set(k, 'v'))).rejects.toBeInstanceOf(

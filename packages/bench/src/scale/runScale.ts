@@ -99,8 +99,12 @@ interface Proc {
   leaderLines: { t: number; id: string }[];
   /** The role changes of the worker's first few nodes. */
   roleLines: { t: number; id: string; role: string; reason: string }[];
+  /** The stands of its other nodes (the first 200). */
+  standLines: { t: number; id: string; reason: string }[];
   /** The store operations of the worker's first few nodes. */
   opLines: { t: number; id: string; op: string; key: string; ms: number; outcome: string }[];
+  /** The operations traced before the first node of the process stopped leading. */
+  opsAtLoss?: Proc['opLines'];
 }
 
 /**
@@ -114,7 +118,7 @@ interface Proc {
 export const STANDBYS = 3;
 
 function startWorker(options: ScaleRunOptions, c: ScaleCase, group: string, prefix: string, count: number, reportEvery: number, niced = true, traceOps = false): Proc {
-  const proc: Proc = { tracked: undefined as unknown as Tracked, count, leaderLines: [], roleLines: [], opLines: [] };
+  const proc: Proc = { tracked: undefined as unknown as Tracked, count, leaderLines: [], roleLines: [], standLines: [], opLines: [] };
   const tracked = spawnTracked(process.execPath, [
     builtScript('scale/scaleWorker.js'),
     '--url', options.url, '--group', group, '--prefix', prefix, '--count', String(count),
@@ -126,7 +130,12 @@ function startWorker(options: ScaleRunOptions, c: ScaleCase, group: string, pref
       if (!o) return;
       if (o.event === 'status') proc.last = o as unknown as WorkerStatus;
       if (o.event === 'leader' && typeof o.id === 'string' && typeof o.t === 'number') proc.leaderLines.push({ t: o.t, id: o.id });
-      if (o.event === 'role') proc.roleLines.push(o as unknown as Proc['roleLines'][number]);
+      if (o.event === 'stand' && proc.standLines.length < 200) proc.standLines.push(o as unknown as Proc['standLines'][number]);
+      if (o.event === 'role') {
+        const line = o as unknown as Proc['roleLines'][number];
+        if (line.role !== 'leader' && proc.roleLines.at(-1)?.role === 'leader') proc.opsAtLoss ??= proc.opLines.slice(-60);
+        proc.roleLines.push(line);
+      }
       if (o.event === 'op') {
         proc.opLines.push(o as unknown as Proc['opLines'][number]);
         if (proc.opLines.length > 2000) proc.opLines.splice(0, 1000);
@@ -160,7 +169,8 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
   const base = { ...c, workers: nWorkers, convergeLimitMs: options.convergeLimitMs, windowMs: options.windowMs };
   const empty = { convergeMs: null, commandsPerMemberInterval: Number.NaN, sentByOperation: {}, redisCallsPerMemberInterval: Number.NaN, lagP99Ms: Number.NaN, commandsByName: {}, bytesOutPerMemberInterval: Number.NaN, bytesInPerMemberInterval: Number.NaN, bytesOutPerSecond: Number.NaN, leaderCpuPercent: Number.NaN, leaderCpuUsPerMemberInterval: Number.NaN, membersCpuPercent: Number.NaN, failoverMs: null, allFollowMs: null, unforcedElections: 0 };
   try {
-    const leader = startWorker(options, c, group, 'lead0', 1, reportEvery, false);
+    // Traced too: when leadership moves on its own, its role changes and operations say why.
+    const leader = startWorker(options, c, group, 'lead0', 1, reportEvery, false, true);
     procs.push(leader);
     if (!(await waitFor(() => leader.last?.leading.length === 1, 10 * c.timeoutMs + 20_000))) throw new Error('the leader process never led');
     const leaderId = leader.last!.leading[0]!;
@@ -316,6 +326,15 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
         progress(`    the first members of ${workers[0]!.roleLines[0]?.id.split('-')[0] ?? 'the first worker'}: ${changes.map((l) => `+${l.t - killedAt} ${l.id} ${l.role} (${l.reason})`).join('; ')}`);
       }
       progress(`    failover ${failoverMs ?? '—'} ms, half follow after ${halfFollowMs ?? '—'} ms, all follow after ${allFollowMs ?? '—'} ms`);
+    }
+    if (unforcedElections > 0) {
+      // Why the leader process let go: its role changes, and its store operations before the first.
+      const lost = leader.roleLines.find((l) => l.role !== 'leader' && l.t > spawnedAt);
+      progress(`    the leader process: ${leader.roleLines.filter((l) => l.t > spawnedAt).slice(0, 12).map((l) => `+${l.t - spawnedAt} ${l.role} (${l.reason})`).join('; ')}`);
+      const stands = procs.slice(1).flatMap((p) => [...p.standLines, ...p.roleLines.filter((l) => l.role === 'candidate')]).filter((l) => l.t > spawnedAt && (lost === undefined || l.t <= lost.t)).sort((a, b) => a.t - b.t);
+      progress(`    stands before: ${stands.slice(0, 30).map((l) => `+${l.t - spawnedAt} ${l.id} (${l.reason})`).join('; ')}`);
+      progress(`    elections: ${procs.slice(1).flatMap((p) => p.leaderLines).sort((a, b) => a.t - b.t).map((l) => `+${l.t - spawnedAt} ${l.id}`).join('; ')}`);
+      if (lost && leader.opsAtLoss) progress(`    its store operations before +${lost.t - spawnedAt}: ${leader.opsAtLoss.map((l) => `+${l.t - spawnedAt} ${l.op} ${l.key} ${l.ms} ms ${l.outcome}`).join('; ')}`);
     }
     const fullNote = stillLeads && failoverMs === null ? `no member reported leading within ${10 * c.timeoutMs + 10_000} ms of the kill` : note;
     if (fullNote) progress(`    note: ${fullNote}`);

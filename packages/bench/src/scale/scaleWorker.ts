@@ -3,7 +3,7 @@
  * `RedisKV` (or the store its `--url` names: `etcd://…` opens `EtcdKV`, `postgres://…` `PostgresKV`, `mysql://…` `MySQLKV`, `nats://…` `NatsKV`). Every `--report-every` ms it prints one JSON status line on stdout: how many of its
  * nodes follow which leader, how many members they see, which of them lead, and its CPU time.
  * It also prints `{"t","event":"leader","id"}` the moment one of its nodes becomes leader, every
- * change of role of its first three nodes (`"event":"role"`), and with `--trace-ops` every store
+ * change of role of its first three nodes (`"event":"role"`), every other node's stand (`"event":"stand"`), and with `--trace-ops` every store
  * operation of those three on a key other than their id key as it ends (`"event":"op"`).
  * SIGTERM, SIGINT or a closed stdin stop every node gracefully, then it prints `stopped`.
  *
@@ -140,6 +140,7 @@ nodes.forEach((node, i) => {
   node.on('role', (update) => {
     if (update.role === 'leader') process.stdout.write(`${JSON.stringify({ t: Date.now(), event: 'leader', id: node.id })}\n`);
     if (i < TRACED) process.stdout.write(`${JSON.stringify({ t: Date.now(), event: 'role', id: node.id, role: update.role, reason: update.reason })}\n`);
+    else if (update.role === 'candidate') process.stdout.write(`${JSON.stringify({ t: Date.now(), event: 'stand', id: node.id, reason: update.reason })}\n`);
   });
 });
 let started = 0;

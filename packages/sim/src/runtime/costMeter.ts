@@ -13,6 +13,8 @@ export interface CommandCost {
   readonly role: Role | undefined;
   /** The KV operation. */
   readonly op: string;
+  /** The key it named, as the node wrote it (the cluster's prefix included). */
+  readonly key: string;
   /** UTF-8 bytes of the key and value sent to the store. */
   readonly bytesIn: number;
   /** UTF-8 bytes of the value the store sent back (what Redis would send, without framing). */
@@ -26,16 +28,16 @@ const bytes = (s: string | null | undefined): number => (s ? Buffer.byteLength(s
  * the bytes it carried each way, once the store answered (a command that failed counts, with
  * nothing sent back).
  */
-export function meterKV(kv: KV, clock: Clock, record: (cost: Pick<CommandCost, 'at' | 'op' | 'bytesIn' | 'bytesOut'>) => void): KV {
-  const count = <T>(op: string, sent: number, work: Promise<T>, out: (value: T) => number): Promise<T> => {
+export function meterKV(kv: KV, clock: Clock, record: (cost: Pick<CommandCost, 'at' | 'op' | 'key' | 'bytesIn' | 'bytesOut'>) => void): KV {
+  const count = <T>(op: string, key: string, sent: number, work: Promise<T>, out: (value: T) => number): Promise<T> => {
     const at = clock.now();
     return work.then(
       (value) => {
-        record({ at, op, bytesIn: sent, bytesOut: out(value) });
+        record({ at, op, key, bytesIn: sent, bytesOut: out(value) });
         return value;
       },
       (error: unknown) => {
-        record({ at, op, bytesIn: sent, bytesOut: 0 });
+        record({ at, op, key, bytesIn: sent, bytesOut: 0 });
         throw error;
       },
     );
@@ -45,18 +47,18 @@ export function meterKV(kv: KV, clock: Clock, record: (cost: Pick<CommandCost, '
     get capabilities() {
       return kv.capabilities;
     },
-    get: (key, options) => count('get', bytes(key), kv.get(key, options), bytes),
-    set: (key, value, options) => count('set', bytes(key) + bytes(value), kv.set(key, value, options), () => 0),
-    delete: (key, options) => count('delete', bytes(key), kv.delete(key, options), () => 0),
-    append: (key, value, options) => count('append', bytes(key) + bytes(value), kv.append(key, value, options), () => 0),
-    take: (key, options) => count('take', bytes(key), kv.take(key, options), bytes),
-    getRange: (key, start, end, options) => count('getRange', bytes(key), kv.getRange(key, start, end, options), bytes),
-    exchange: (key, value, options) => count('exchange', bytes(key) + bytes(value), kv.exchange(key, value, options), bytes),
+    get: (key, options) => count('get', key, bytes(key), kv.get(key, options), bytes),
+    set: (key, value, options) => count('set', key, bytes(key) + bytes(value), kv.set(key, value, options), () => 0),
+    delete: (key, options) => count('delete', key, bytes(key), kv.delete(key, options), () => 0),
+    append: (key, value, options) => count('append', key, bytes(key) + bytes(value), kv.append(key, value, options), () => 0),
+    take: (key, options) => count('take', key, bytes(key), kv.take(key, options), bytes),
+    getRange: (key, start, end, options) => count('getRange', key, bytes(key), kv.getRange(key, start, end, options), bytes),
+    exchange: (key, value, options) => count('exchange', key, bytes(key) + bytes(value), kv.exchange(key, value, options), bytes),
     compareAndSet: (key, expected, value, options) =>
-      count('compareAndSet', bytes(key) + bytes(expected) + bytes(value), kv.compareAndSet(key, expected, value, options), (r) =>
+      count('compareAndSet', key, bytes(key) + bytes(expected) + bytes(value), kv.compareAndSet(key, expected, value, options), (r) =>
         r.swapped ? 0 : bytes(r.current),
       ),
-    time: (options) => count('time', 0, kv.time(options), () => 0),
+    time: (options) => count('time', '', 0, kv.time(options), () => 0),
     close: () => kv.close(),
   };
 }
