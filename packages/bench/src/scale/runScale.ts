@@ -333,7 +333,9 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
       progress(`    the leader process: ${leader.roleLines.filter((l) => l.t > spawnedAt).slice(0, 12).map((l) => `+${l.t - spawnedAt} ${l.role} (${l.reason})`).join('; ')}`);
       const stands = procs.slice(1).flatMap((p) => [...p.standLines, ...p.roleLines.filter((l) => l.role === 'candidate')]).filter((l) => l.t > spawnedAt && (lost === undefined || l.t <= lost.t)).sort((a, b) => a.t - b.t);
       progress(`    stands before: ${stands.slice(0, 30).map((l) => `+${l.t - spawnedAt} ${l.id} (${l.reason})`).join('; ')}`);
-      progress(`    elections: ${procs.slice(1).flatMap((p) => p.leaderLines).sort((a, b) => a.t - b.t).map((l) => `+${l.t - spawnedAt} ${l.id}`).join('; ')}`);
+      const allStands = procs.slice(1).flatMap((p) => [...p.standLines, ...p.roleLines.filter((l) => l.role === 'candidate')]);
+      const standsOf = (id: string): string => allStands.filter((l) => l.id === id).map((l) => `+${l.t - spawnedAt} ${l.reason}`).join(', ');
+      progress(`    elections: ${procs.slice(1).flatMap((p) => p.leaderLines).sort((a, b) => a.t - b.t).map((l) => `+${l.t - spawnedAt} ${l.id} (stood ${standsOf(l.id) || 'not among the first 200 stands'})`).join('; ')}`);
       if (lost && leader.opsAtLoss) progress(`    its store operations before +${lost.t - spawnedAt}: ${leader.opsAtLoss.map((l) => `+${l.t - spawnedAt} ${l.op} ${l.key} ${l.ms} ms ${l.outcome}`).join('; ')}`);
     }
     const fullNote = stillLeads && failoverMs === null ? `no member reported leading within ${10 * c.timeoutMs + 10_000} ms of the kill` : note;
