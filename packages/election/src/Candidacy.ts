@@ -156,10 +156,10 @@ export type ClaimOutcome =
 export async function writeClaim(o: ClaimOptions): Promise<ClaimOutcome> {
   const byPrefix = o.kv.capabilities.comparePrefix === true;
   for (const slot of o.read.slots) {
-    // A value known by its header only (`LeaderWindow.check`: a worse leadership) is replaced by
-    // that header where the store compares prefixes, and skipped where it does not.
     // A nonce whose read timed out on a store slow as a whole is no reason to claim further on.
     if (slot.state === 'unavailable' && o.key.holdsOn(slot.error)) return { outcome: 'failed', error: slot.error };
+    // A value known by its header only (`LeaderWindow.check`: a worse leadership) is replaced by
+    // that header where the store compares prefixes, and skipped where it does not.
     if (slot.state === 'unavailable' || (slot.state === 'behind' && !byPrefix)) continue;
     const claim: Broadcast = { ...o.claim, nonce: slot.nonce };
     const raw = formatBroadcast(claim);

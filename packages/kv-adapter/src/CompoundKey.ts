@@ -15,7 +15,7 @@ export interface CompoundKeyOptions {
   /**
    * Whether an operation on this key that passed its deadline counts, now, as the key's failure
    * (see {@link CompoundKey.failedOn}): a hung shard shows itself so, and a writer moves off it.
-   * A node whose store answers slowly as a whole (its mean round trip near the deadline) says no:
+   * A node whose store answers slowly as a whole (its mean round trip above half the deadline) says no:
    * every nonce is as slow there, and a writer that moved would only leave copies behind for
    * readers to scan. A key that reports itself unavailable moves its writer whatever this says.
    * @defaultValue always true
