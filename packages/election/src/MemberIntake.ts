@@ -127,6 +127,7 @@ export class MemberIntake {
           // published (the leader could not publish meanwhile): it stays.
           this.#leavers.delete(id);
         },
+        onFailed: () => this.#o.stats.count('pong.failed'),
         onLeave: () => {
           if (this.#o.ending() || !this.#membership.has(id)) return;
           this.#leavers.add(id);

@@ -30,6 +30,8 @@ export interface PongWorkerOptions {
   readonly onPing: (pongRoundTripMs?: number) => void;
   /** Called when the follower wrote `LEAVE`. */
   readonly onLeave: () => void;
+  /** Called when a PONG got no answer from the store in time (timed out or failed). */
+  readonly onFailed?: () => void;
 }
 
 /**
@@ -80,18 +82,24 @@ export class PongWorker {
     const { clock, quietMs } = this.#o;
     const window = this.#key.window;
     const here = this.#key.nonce;
-    const quiet = this.#failed || this.#lastNewsAt === undefined || clock.now() - this.#lastNewsAt > quietMs;
+    const failedBefore = this.#failed;
+    const silent = this.#lastNewsAt === undefined || clock.now() - this.#lastNewsAt > quietMs;
     // The first PONG here cannot tell a fresh PING from an old one; nor could reads of the other
     // nonces, so they wait for the next round (a new leader's N workers send N commands, not 3N).
     const first = !this.#seen.has(here);
     const answered = await this.#pong(here);
-    this.#failed = answered === undefined;
+    if (answered === undefined) this.#o.onFailed?.();
     if (answered === 'leave') {
       this.#o.onLeave();
       return;
     }
-    if (answered === 'ping' || !quiet || window === 1 || (first && answered !== undefined)) return;
-    // No PING where we PONG, for a while: a fresh PING at another nonce means the follower moved there.
+    // Where the follower may have moved: its key failed under this worker, now or at the last round,
+    // as its own PING would have (`#failed`), or a PONG that reached the key found no fresh PING
+    // for a while. A PONG that timed out on a store slow as a whole tells nothing of where the
+    // follower is: the follower stays at its nonce on such timeouts too.
+    const look = answered === undefined ? this.#failed || failedBefore : answered === 'none' && (failedBefore || silent);
+    if (!look || window === 1 || (first && answered !== undefined)) return;
+    // A fresh PING at another nonce means the follower moved there.
     const others = Array.from({ length: window }, (_, n) => n).filter((n) => n !== here);
     const reads = await Promise.all(others.map((n) => this.#read(n)));
     const moved = reads.find((r) => r !== undefined);
@@ -103,17 +111,25 @@ export class PongWorker {
 
   /**
    * `exchange` at `nonce`: PONG, and learn what it replaced. Reports `'ping'` (a fresh PING,
-   * recorded), `'leave'`, `'none'`, or `undefined` when the store did not answer.
+   * recorded), `'leave'`, `'none'`, or `undefined` when the store did not answer. A failure the
+   * follower would move on (`CompoundKey.failedOn`: the key unavailable, or a timeout while the
+   * store otherwise answers in time) makes the next round look at the other nonces at once; a
+   * timeout on a store slow as a whole does not (the follower stays at its nonce too, and three
+   * reads more for each PONG that timed out would only slow the store further).
    */
   async #pong(nonce: number): Promise<'ping' | 'leave' | 'none' | undefined> {
     const { kv, clock, opTimeoutMs } = this.#o;
     const pong = `PONG ${this.#seq}`;
     let previous: string | null;
     try {
-      previous = await withDeadline(clock, opTimeoutMs, 'PONG', kv.exchange(this.#key.at(nonce), pong));
-    } catch {
+      // The deadline's signal goes to the store: a PONG still waiting for a connection when the
+      // worker gives up is never sent (sent late, it would replace a PING nobody reads).
+      previous = await withDeadline(clock, opTimeoutMs, 'PONG', (signal) => kv.exchange(this.#key.at(nonce), pong, { signal }));
+    } catch (error) {
+      this.#failed = this.#key.failedOn(error);
       return undefined;
     }
+    this.#failed = false;
     const before = this.#seen.get(nonce);
     this.#seen.set(nonce, pong);
     if (before === undefined || previous === null || previous === before) return 'none';
@@ -133,7 +149,7 @@ export class PongWorker {
     const { kv, clock, opTimeoutMs } = this.#o;
     let value: string | null;
     try {
-      value = (await withDeadline(clock, opTimeoutMs, 'id key read', kv.getRange(this.#key.at(nonce), 0, ID_VALUE_READ_BYTES - 1))) || null;
+      value = (await withDeadline(clock, opTimeoutMs, 'id key read', (signal) => kv.getRange(this.#key.at(nonce), 0, ID_VALUE_READ_BYTES - 1, { signal }))) || null;
     } catch {
       return undefined;
     }

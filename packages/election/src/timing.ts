@@ -1,5 +1,6 @@
 import type { FollowerTiming } from '@roster/follower/internal';
 import { ConfigError } from '@roster/kv-adapter';
+import { PONG_ROUND_LAG } from './PongRound.js';
 
 /**
  * Every duration of the protocol, by name, derived from the four a node is configured with: the
@@ -47,7 +48,7 @@ import { ConfigError } from '@roster/kv-adapter';
  * | `stepPacedMs(f)` | min(f·I, 1.5I) | the period of a follower's steps (its polls) |
  * | `stillScanPacedMs(f)` | min(f · 0.9I, max(0.9I, T/2)) | `stillScanMs`, backed off: how often a follower whose Version is still scans every nonce |
  * | `candidateStepMs(f)` | min(f·I, T) | the period of a candidate's steps before it claims |
- * | `pongPeriodMs(f)` | min(f·I, 2I, max(I, T − I − τ − P)), P = max(I, min(2I − τ, T − 2I − τ)) | the period of the leader's PONG round (P: the longest PING period) |
+ * | `pongPeriodMs(f)` | min(f·I, 2I, max(I, ⌊(T − I − τ − P) / (1 + 7/32)⌋)), P = max(I, min(2I − τ, T − 2I − τ)) | the period of the leader's PONG round (P: the longest PING period; 7/32: how late in its beat a worker's step may start, `PONG_ROUND_LAG`) |
  *
  * The paced durations (f, the factor of the node's `Pace`) are the unpaced ones when f = 1, which
  * is every store whose mean round trip stays within τ/2: on a healthy store every promise of
@@ -89,14 +90,16 @@ import { ConfigError } from '@roster/kv-adapter';
  *   for a follower gone quiet) at most every 2I, and never later than lets a PING be found one
  *   interval before the leader would drop its member: a PING lands at most P + τ after the
  *   previous one was found (P the longest PING period, whatever the follower's own pace), and is
- *   found at the next round, so the leader has news of a healthy member at least every
- *   P + τ + `pongPeriodMs(f)` ≤ T − I. A follower sees a PONG at its next PING, at least every
- *   2I + P + τ ≤ 4I < T + 2I
- *   (`pongTimeoutMs`), so it does not stand on PONG silence either. Where T leaves no room the
- *   round keeps its period I. The PONG round is the one store command per member per interval
- *   that did not back off: on a store that can serve fewer operations than the group asks, it
- *   is half of what the leader asks, and the reads of followers' other nonces (when PONGs time
- *   out, every follower looks quiet) three times as much again.
+ *   found at the next round, whose step for that member starts up to 7/32 of a period after the
+ *   beat (the round is started in bursts over a quarter of its period: `PongRound`), so the leader
+ *   has news of a healthy member at least every P + τ + (1 + 7/32) · `pongPeriodMs(f)` ≤ T − I.
+ *   A follower sees a PONG at its next PING, at least every (1 + 7/32) · `pongPeriodMs(f)` + P + τ
+ *   ≤ T − I < T + 2I (`pongTimeoutMs`), so it does not stand on PONG silence either. Where T
+ *   leaves no room the round keeps its period I. The PONG round was the one store command per
+ *   member per interval that did not back off: on a store that can serve fewer operations than
+ *   the group asks, it was half of what the leader asked, and the reads of followers' other
+ *   nonces (when PONGs timed out, every follower looked quiet) three times as much again; a PONG
+ *   that times out on a store slow as a whole no longer sends its worker there (`PongWorker`).
  */
 export interface Timing extends FollowerTiming {
   readonly intervalMs: number;
@@ -199,7 +202,7 @@ export function deriveTiming(d: Durations): Timing {
     stepPacedMs: (f) => Math.min(paced(f) * I, 1.5 * I),
     stillScanPacedMs: (f) => Math.min(paced(f) * 0.9 * I, Math.max(0.9 * I, T / 2)),
     candidateStepMs: (f) => Math.min(paced(f) * I, T),
-    pongPeriodMs: (f) => Math.min(paced(f) * I, 2 * I, Math.max(I, T - I - tau - longestPingMs)),
+    pongPeriodMs: (f) => Math.min(paced(f) * I, 2 * I, Math.max(I, Math.floor((T - I - tau - longestPingMs) / (1 + PONG_ROUND_LAG)))),
   };
 }
 

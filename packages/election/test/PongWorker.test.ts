@@ -145,19 +145,30 @@ describe('PongWorker', () => {
     await w.stop();
   });
 
-  it('workers on one round issue their commands together, and a stalled key delays no other worker', async () => {
+  it('workers on one round issue their commands in eight bursts over a quarter of the beat, from another place each beat, and a stalled key delays no other worker', async () => {
     const { clock, worker, faults, ops } = setup();
-    const workers = ['a', 'b', 'c', 'slow'].map((id) => worker(id));
+    const ids = [...Array.from({ length: 16 }, (_, i) => `w${String(i).padStart(2, '0')}`), 'slow'];
+    const workers = ids.map((id) => worker(id));
     for (const w of workers) w.start();
     await clock.advance(2 * I);
     faults.latency({ keys: { prefix: 'id/slow' }, minMs: 5 * I, maxMs: 5 * I });
-    const from = clock.now();
+    const beats = [clock.now(), clock.now() + I, clock.now() + 2 * I];
     await clock.advance(3 * I - 1);
-    const fast = ops('exchange').filter((o) => o.at >= from && !o.key!.startsWith('id/slow'));
-    // Three beats, three workers each, all in the same instants and answered at once.
-    expect(fast).toHaveLength(9);
-    expect(new Set(fast.map((o) => o.at)).size).toBe(3);
+    const fast = ops('exchange').filter((o) => o.at >= beats[0]! && !o.key!.startsWith('id/slow'));
+    // Three beats, sixteen workers each, answered at once.
+    expect(fast).toHaveLength(48);
     expect(fast.every((o) => o.doneAt === o.at)).toBe(true);
+    for (const beat of beats) {
+      const round = fast.filter((o) => o.at >= beat && o.at < beat + I);
+      const instants = [...new Set(round.map((o) => o.at))];
+      // Bursts of at most ⌈17/8⌉ = 3 workers, the last started 7/32 of the period after the beat.
+      expect(instants.length).toBeGreaterThanOrEqual(6);
+      expect(Math.max(...instants) - beat).toBeLessThanOrEqual((7 / 32) * I);
+      for (const at of instants) expect(round.filter((o) => o.at === at).length).toBeLessThanOrEqual(3);
+    }
+    // Each beat starts from another worker: what a busy client fails is not the same followers.
+    const firsts = beats.map((beat) => fast.find((o) => o.at === beat)?.key);
+    expect(new Set(firsts).size).toBe(3);
     await Promise.all(workers.map((w) => w.stop()));
   });
 

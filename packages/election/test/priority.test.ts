@@ -34,7 +34,8 @@ describe('a leader hands over to a member of higher priority', () => {
     const took = await c.until(() => z.isLeader(), 10 * T, 'hand-over');
     // The situation: z joined a converged group of priority 0, was listed, and settled for T first.
     expect(took).toBeGreaterThanOrEqual(T);
-    expect(took).toBeLessThanOrEqual(T + 4 * I);
+    // (Plus up to 7/32 I: the leader's PONG worker that hears z starts that late in its beat.)
+    expect(took).toBeLessThanOrEqual(T + 4 * I + (7 / 32) * I);
     expect(log).toContain(`${old.id} follower resigned`);
     // Only z stood: the members of priority 0 deferred to it on the goodbye.
     expect(log.filter((l) => l.includes(' candidate ')).map((l) => l.split(' ')[0])).toEqual(['z']);

@@ -51,9 +51,10 @@ describe('the timing table', () => {
     // Scans of a still Version: 0.9I on a healthy store, at most T/2 apart on a slow one.
     expect(at(t.stillScanPacedMs)).toEqual([900, 1800, 2500, 2500, 900]);
     expect(at(t.candidateStepMs)).toEqual([1000, 2000, 4000, 4000, 1000]);
-    // The leader's PONG round: at most 2I, and news of a member every P + τ + round ≤ T − I
-    // (P = 1.5I, the longest PING period: 1,500 + 500 + 2,000 = 4,000).
-    expect(at(t.pongPeriodMs)).toEqual([1000, 2000, 2000, 2000, 1000]);
+    // The leader's PONG round: at most 2I, and news of a member every P + τ + (1 + 7/32) × round
+    // ≤ T − I (P = 1.5I, the longest PING period; a worker's step starts up to 7/32 of a round
+    // late: 1,500 + 500 + 1.21875 × 1,641 = 3,999.9).
+    expect(at(t.pongPeriodMs)).toEqual([1000, 1641, 1641, 1641, 1000]);
   });
 
   it('keeps PINGs at I where T leaves no room for slower ones, and bounds the rest and the stand wait by T', () => {
@@ -65,8 +66,8 @@ describe('the timing table', () => {
     // I = 100, T = 500 (the bench's Redis timing): PINGs up to 150 ms apart, the leader drops at 500.
     const bench = deriveTiming(resolveDurations({ intervalMs: 100, timeoutMs: 500 }));
     expect(bench.pingPeriodMs(4)).toBe(150);
-    // And PONG rounds up to 2I = 200 ms apart: news every 150 + 50 + 200 = 400 = T − I.
-    expect([bench.pongPeriodMs(1.5), bench.pongPeriodMs(4)]).toEqual([150, 200]);
+    // And PONG rounds up to 164 ms apart: news every 150 + 50 + 1.21875 × 164 = 399.9 ≤ T − I.
+    expect([bench.pongPeriodMs(1.5), bench.pongPeriodMs(4)]).toEqual([150, 164]);
     // T = 4I leaves one interval between two rounds more than the PING period: 1,500 + 500 + 1,000 = 3,000.
     expect(deriveTiming(resolveDurations({ intervalMs: 1000, timeoutMs: 4000 })).pongPeriodMs(4)).toBe(1000);
   });

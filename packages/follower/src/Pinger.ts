@@ -53,7 +53,7 @@ export class Pinger {
     const seq = this.#seq + 1;
     const value = formatPing(seq, this.#lastPongRoundTripMs);
     const before = this.#key.nonce;
-    const { result: previous, nonce } = await writeMoving(this.#key, (k) => this.#op('PING', this.#kv.exchange(k, value)));
+    const { result: previous, nonce } = await writeMoving(this.#key, (k) => this.#op('PING', (signal) => this.#kv.exchange(k, value, { signal })));
     const now = this.#clock.now();
     const pending = this.#pending;
     this.#seq = seq;
@@ -68,10 +68,15 @@ export class Pinger {
 
   /** Tells the leader this node leaves: `LEAVE` at the id key. */
   async leave(): Promise<void> {
-    await writeMoving(this.#key, (k) => this.#op('LEAVE', this.#kv.set(k, 'LEAVE')));
+    await writeMoving(this.#key, (k) => this.#op('LEAVE', (signal) => this.#kv.set(k, 'LEAVE', { signal })));
   }
 
-  #op<T>(what: string, work: Promise<T>): Promise<T> {
+  /**
+   * `work` within the operation timeout. Its signal goes to the store: a PING still waiting for a
+   * connection when this node gives up is never sent (sent late, it would swallow the PONG that
+   * answered the previous one).
+   */
+  #op<T>(what: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     return withDeadline(this.#clock, this.#opTimeoutMs, what, work);
   }
 }

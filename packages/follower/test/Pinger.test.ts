@@ -90,4 +90,22 @@ describe('Pinger', () => {
     await pinger.leave();
     expect(await store.get('id/f 0')).toBe('LEAVE');
   });
+
+  it('a PING still waiting for a connection when its deadline passes is never sent: it cannot land late over the PONG that answered the one before', async () => {
+    const { pinger, clock, store, faults, kv } = setup();
+    await pinger.step();
+    await store.set('id/f 0', 'PONG 1');
+    // The node's client is busy: one connection, held 200 ms by another operation.
+    faults.connections({ node: 'f', size: 1, serviceMs: 200 });
+    void kv.get('other').catch(() => undefined);
+    const ping = pinger.step().then(
+      () => 'written',
+      (error: unknown) => (error as Error).message,
+    );
+    await clock.advance(I);
+    expect(await ping).toMatch(/PING took longer than 50 ms/);
+    await clock.advance(10 * I);
+    // The PONG is still there for the next PING to find.
+    expect(await store.get('id/f 0')).toBe('PONG 1');
+  });
 });

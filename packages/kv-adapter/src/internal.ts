@@ -13,3 +13,4 @@ export { LocalDeadline } from './util/LocalDeadline.js';
 export { UpdateStream } from './util/UpdateStream.js';
 export { LevelLogger } from './logger.js';
 export { sleep, abortReason } from './clock/Clock.js';
+export { LifoGate } from './backend/LifoGate.js';

@@ -60,19 +60,25 @@ describe('a leader crash among loaded members (store round trips near I)', () =>
   // Replies 50-90 ms late leave none: the lease lapses, and was re-validated by each quick cycle
   // only to lapse at the next, its work aborted and restarted each time (the mutant
   // revalidate-any-cycle: 23 lapses at 50-70 ms); it stays lapsed now, publishing, until two
-  // cycles in a row are quick enough to keep it (`revalidateCycleMs`).
+  // cycles in a row are quick enough to keep it (`revalidateCycleMs`). How many times it lapses
+  // depends on the draws (seeds 40 to 45 at 50-70 ms: once, or twice with a re-validation
+  // between that held for four cycles).
   it.each([
     [40, 60, 0],
-    [50, 70, 1],
-    [60, 80, 1],
-  ])('replies %i–%i ms late: the new leader’s lease lapses %i times, and is never re-validated only to lapse at the next cycle', async (minMs, maxMs, lapses) => {
+    [50, 70, 2],
+    [60, 80, 2],
+  ])('replies %i–%i ms late: the new leader’s lease lapses at most %i times, and is never re-validated only to lapse at the next cycle', async (minMs, maxMs, lapses) => {
     const { scenario, crashAt } = loadedCrash(40, minMs, maxMs);
     const run = await runScenario(scenario, { recordOperations: false });
     const end = scenario.steps.find((s) => s.do === 'latency')!.at + 40 * T;
     const [leader] = run.history.entries.flatMap((e) => (e.kind === 'update' && e.at > crashAt && e.update.type === 'role' && e.update.role === 'leader' ? [e.node] : []));
     expect(leader).toBeDefined();
     const lapsed = run.history.updatesOf(leader!).filter((u) => u.at < end && u.update.type === 'role' && u.update.reason === 'lease-expired');
-    expect(lapsed).toHaveLength(lapses);
+    expect(lapsed.length).toBeLessThanOrEqual(lapses);
+    // A re-validation holds for more than the next cycle (two intervals, cycles of a read and a
+    // compare-and-set running back to back over an interval).
+    const revalidated = run.history.updatesOf(leader!).filter((u) => u.at < end && u.update.type === 'role' && u.update.reason === 'revalidated');
+    for (const r of revalidated) expect(lapsed.every((l) => l.at <= r.at || l.at - r.at > 2 * I), `lapsed ${lapsed.map((l) => l.at).join(', ')}; re-validated ${r.at}`).toBe(true);
     expect(checkRun(run).violations).toEqual([]);
   }, 60_000);
 });

@@ -50,6 +50,7 @@ export {
   type FailureOptions,
   type LatencyOptions,
   type CapacityOptions,
+  type ConnectionsOptions,
   type LatencyMode,
   type FaultHandle,
   type FaultKind,

@@ -224,7 +224,7 @@ describe('FaultInjector and FaultyKV', () => {
     expect(await timeOf(b, 'fast/x')).toBe(0);
   });
 
-  it('capacity serves operations one after another, first come first served, an abandoned one still taking its turn; a full queue refuses at once', async () => {
+  it('capacity serves operations one after another, first come first served, an abandoned one still taking its turn and applied; a full queue refuses at once', async () => {
     const { clock, faults, a, b, store } = setup();
     // 100 a second: 10 ms each; the queue holds at most 25 ms of waiting.
     faults.capacity({ opsPerSecond: 100, maxQueueMs: 25 });
@@ -239,12 +239,14 @@ describe('FaultInjector and FaultyKV', () => {
     await clock.advance(10);
     expect(first.state.status).toBe('ok');
     expect(await store.get('k')).toBe('1');
-    await clock.advance(10);
+    // Its caller stopped waiting at once; the server does not know, and applies it in its turn.
     expect(second.state.status).toBe('error');
-    // The abandoned write took its turn (10–20 ms), unapplied: the read waited behind it.
+    await clock.advance(10);
+    expect(await store.get('k')).toBe('2');
+    // The read waited behind it (20–30 ms).
     expect(third.state.status).toBe('pending');
     await clock.advance(10);
-    expect(third.state).toEqual({ status: 'ok', value: '1' });
+    expect(third.state).toEqual({ status: 'ok', value: '2' });
     expect(() => faults.capacity({ opsPerSecond: 0 })).toThrow(ConfigError);
     expect(() => faults.capacity({ opsPerSecond: 10, maxQueueMs: -1 })).toThrow(ConfigError);
   });
@@ -375,7 +377,7 @@ describe('FaultInjector and FaultyKV', () => {
     expect(a.capabilities).toBe(store.capabilities);
   });
 
-  it('an abort during an injected delay rejects with the signal reason', async () => {
+  it('an abort during an injected delay rejects at once with the signal reason, and the write, already sent, still lands', async () => {
     const { clock, faults, a, store } = setup();
     faults.latency({ minMs: 1000, maxMs: 1000 });
     const controller = new AbortController();
@@ -384,8 +386,37 @@ describe('FaultInjector and FaultyKV', () => {
     controller.abort(new Error('stop'));
     await flush();
     expect(op.state).toMatchObject({ status: 'error', error: { message: 'stop' } });
-    await clock.advance(2000);
     expect(await store.get('k')).toBeNull();
+    // On the wire, a request reaches the store whether or not its caller still waits.
+    await clock.advance(2000);
+    expect(await store.get('k')).toBe('v');
+  });
+
+  it('connections: at most `size` operations out at once, the newest waiter served first; a waiter whose caller gives up, or that waits past `maxWaitMs`, is never sent', async () => {
+    const { clock, faults, a, store } = setup();
+    faults.connections({ node: 'A', size: 1, serviceMs: 10, maxWaitMs: 15 });
+    const first = track(a.set('k', '1'));
+    const abandoned = new AbortController();
+    const second = track(a.set('k', '2', { signal: abandoned.signal }));
+    const third = track(a.set('k', '3'));
+    const fourth = track(a.get('k'));
+    await flush();
+    abandoned.abort(new Error('gave up'));
+    await clock.advance(10);
+    expect(first.state.status).toBe('ok');
+    expect(second.state).toMatchObject({ status: 'error', error: { message: 'gave up' } });
+    // Newest first: the read goes before the older write, which waits 15 ms for a connection and
+    // is refused, never sent.
+    await clock.advance(5);
+    expect(third.state).toMatchObject({ status: 'error', error: { code: 'KV_STORE_UNAVAILABLE' } });
+    expect(fourth.state.status).toBe('pending');
+    await clock.advance(5);
+    expect(fourth.state).toEqual({ status: 'ok', value: '1' });
+    await clock.advance(100);
+    expect(await store.get('k')).toBe('1');
+    expect(faults.stats().injected.connections).toBe(4);
+    expect(() => faults.connections({ size: 0, serviceMs: 1 })).toThrow(ConfigError);
+    expect(() => faults.connections({ size: 1, serviceMs: -1 })).toThrow(ConfigError);
   });
 
   it('rejects bad options with a ConfigError naming the field', () => {

@@ -191,7 +191,8 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
       const listed = leader.last?.maxMembers ?? 0;
       const seeing = procs.reduce((n, p) => n + (p.last !== undefined && p.last.minMembers === c.members ? p.count : 0), 0);
       const lag = Math.max(...procs.map((p) => p.last?.lagMaxMs ?? 0));
-      progress(`    +${((Date.now() - spawnedAt) / 1000).toFixed(1)} s: ${started} started, the leader lists ${listed}, ${seeing} in workers whose every member sees all ${c.members}; event-loop delay max ${Math.round(lag)} ms`);
+      const pongs = leader.last?.stats;
+      progress(`    +${((Date.now() - spawnedAt) / 1000).toFixed(1)} s: ${started} started, the leader lists ${listed} (PINGs seen ${pongs?.['pong'] ?? 0}, PONGs failed ${pongs?.['pong.failed'] ?? 0}), ${seeing} in workers whose every member sees all ${c.members}; event-loop delay max ${Math.round(lag)} ms`);
     }, c.timeoutMs);
     const ok = await waitFor(() => converged(leaderId, c.members, procs), options.convergeLimitMs).finally(() => clearInterval(joining));
     const convergeMs = ok ? Math.max(...procs.map((p) => p.last!.t)) - spawnedAt : null;

@@ -118,6 +118,10 @@ function causeOfRemoval(
       case 'capacity':
         // Every node's operations queue behind everyone's: PINGs are applied late or refused.
         return 'overloaded store';
+      case 'connections':
+        // The node's PINGs, or the leader's PONGs, refused unsent when the pool is busy.
+        if (involved(s.node)) return 'busy connection pool';
+        break;
       case 'flush':
         // The store lost the PINGs it held: one erased before the leader read it was never seen.
         return 'the store lost its data';

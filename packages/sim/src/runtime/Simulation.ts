@@ -279,6 +279,9 @@ class Simulation {
       case 'capacity':
         faults.capacity({ opsPerSecond: step.opsPerSecond, forMs: step.forMs, maxQueueMs: step.maxQueueMs });
         return undefined;
+      case 'connections':
+        faults.connections({ size: step.size, serviceMs: step.serviceMs, forMs: step.forMs, maxWaitMs: step.maxWaitMs ?? 2 * (this.#scenario.timing.operationTimeoutMs ?? this.#scenario.timing.intervalMs / 2), ...scope(step.node) });
+        return undefined;
       case 'flush':
         this.#store.flushAll();
         return undefined;

@@ -109,6 +109,16 @@ export type Action =
    * one that would wait more than `maxQueueMs` is refused at once (a full queue).
    */
   | { readonly do: 'capacity'; readonly opsPerSecond: number; readonly forMs: number; readonly maxQueueMs: number }
+  /**
+   * A client process whose pool holds `size` connections (the node's own, with `node`; one pool
+   * every node shares, without): at most `size` operations out at once, each holding its
+   * connection `serviceMs` and until answered; the others wait, the newest served first (the LIFO
+   * of Roster's database stores), and one still waiting after `maxWaitMs` (2 × the operation
+   * timeout when absent: the store's own command timeout) is refused unsent. A burst larger than
+   * the pool serves in time (a leader's PONG round to every member) loses some of its operations,
+   * which ones by the order they were issued in.
+   */
+  | ({ readonly do: 'connections'; readonly size: number; readonly serviceMs: number; readonly forMs: number; readonly maxWaitMs?: number } & NodeScope)
   /** The store loses all its data (`MemoryKV.flushAll()`), as a Redis restarted without persistence. */
   | { readonly do: 'flush' }
   /**
@@ -125,7 +135,7 @@ export type ActionKind = Action['do'];
 
 /** Every {@link ActionKind}. */
 export const ACTION_KINDS: readonly ActionKind[] = Object.freeze([
-  'start', 'stop', 'resign', 'crash', 'restart', 'redeploy', 'pause', 'keyUnavailable', 'keyRollback', 'staleRouting', 'storeOutage', 'failures', 'latency', 'capacity', 'flush', 'garbage',
+  'start', 'stop', 'resign', 'crash', 'restart', 'redeploy', 'pause', 'keyUnavailable', 'keyRollback', 'staleRouting', 'storeOutage', 'failures', 'latency', 'capacity', 'connections', 'flush', 'garbage',
 ] as const);
 
 /**

@@ -17,6 +17,7 @@ export function viewsOf(scenario: Scenario): Views {
       s.do === 'failures' ||
       s.do === 'latency' ||
       s.do === 'capacity' ||
+      s.do === 'connections' ||
       s.do === 'staleRouting' ||
       ((s.do === 'keyUnavailable' || s.do === 'storeOutage') && s.node !== undefined) ||
       (s.do === 'storeOutage' && (s.flakyMs ?? 0) > 0),
@@ -61,6 +62,9 @@ export function stepEnd(step: Step): number {
     case 'capacity':
       // The queue left at its end is served after it: operations applied up to `maxQueueMs` late.
       return step.at + step.forMs + step.maxQueueMs;
+    case 'connections':
+      // Operations that got a connection are applied up to `serviceMs` after it ends.
+      return step.at + step.forMs + step.serviceMs;
     case 'redeploy':
       // The node comes back `downMs` after it stopped, which takes up to the leader's work bound (T).
       return step.at + (step.downMs ?? 0);

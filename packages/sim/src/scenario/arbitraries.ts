@@ -25,7 +25,7 @@ export interface ScenarioConstraints {
   readonly observers?: boolean;
 }
 
-const PER_NODE_ONLY: readonly ActionKind[] = ['failures', 'latency', 'staleRouting'];
+const PER_NODE_ONLY: readonly ActionKind[] = ['failures', 'latency', 'staleRouting', 'connections'];
 const OPS: readonly KVOperation[] = ['get', 'set', 'append', 'take', 'getRange', 'exchange', 'compareAndSet'];
 
 /**
@@ -235,6 +235,16 @@ function draftArbitrary(maxNodes: number, views: Views, kinds: readonly ActionKi
       opsPerSecond: Math.round((k / 10) * maxNodes * 3.5 * (1000 / t.intervalMs)),
       forMs: scale(ms, t.timeoutMs),
       maxQueueMs: t.timeoutMs,
+    })),
+    // A busy client: a pool of 1 to 4 connections, each operation holding one up to I/10, for up to
+    // 3T; one node's own pool, or one all share. A burst larger than the pool serves within its wait
+    // (2τ) loses its oldest waiters.
+    connections: fc.tuple(fc.integer({ min: 1, max: 4 }), permille(0.1), scope, forT).map(([size, service, s, ms]) => (ix, t) => ({
+      do: 'connections',
+      size,
+      serviceMs: Math.max(1, scale(service, t.intervalMs)),
+      forMs: scale(ms, t.timeoutMs),
+      ...scoped(s, ix),
     })),
     flush: fc.constant(() => ({ do: 'flush' })),
     garbage: fc.oneof(

@@ -133,6 +133,13 @@ function checkStep(step: Step, field: string): void {
       if (!count(step.forMs)) bad('forMs', step.forMs, 'a non-negative integer');
       if (!count(step.maxQueueMs)) bad('maxQueueMs', step.maxQueueMs, 'a non-negative integer');
       return;
+    case 'connections':
+      node(step.node, true);
+      if (!Number.isInteger(step.size) || step.size < 1) bad('size', step.size, 'a positive integer');
+      if (!count(step.serviceMs)) bad('serviceMs', step.serviceMs, 'a non-negative integer');
+      if (!count(step.forMs)) bad('forMs', step.forMs, 'a non-negative integer');
+      if (step.maxWaitMs !== undefined && !count(step.maxWaitMs)) bad('maxWaitMs', step.maxWaitMs, 'a non-negative integer');
+      return;
     case 'flush':
       return;
     case 'garbage':

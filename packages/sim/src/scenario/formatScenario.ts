@@ -52,6 +52,8 @@ export function formatStep(step: Step): string {
       return `latency ${step.minMs}–${step.maxMs} ms${step.mode === 'apply-then-delay' ? ' apply-then-delay' : ''}${on(step.keys)}${scope} for ${step.forMs} ms`;
     case 'capacity':
       return `capacity ${step.opsPerSecond} operations/s, queue ≤ ${step.maxQueueMs} ms, for ${step.forMs} ms`;
+    case 'connections':
+      return `connections ${step.size} × ${step.serviceMs} ms${step.maxWaitMs === undefined ? '' : `, wait ≤ ${step.maxWaitMs} ms`}${scope} for ${step.forMs} ms`;
     case 'flush':
       return 'flush (the store loses all its data)';
     case 'garbage':

@@ -1,4 +1,5 @@
 import type { Clock, Timer } from '@roster/kv-adapter';
+import type { LifoGate } from '@roster/kv-adapter/internal';
 import type { FaultHandle, FaultKind, KVOperation, LatencyMode } from './FaultOptions.js';
 
 /** What a fault does, by kind. */
@@ -7,7 +8,8 @@ export type FaultEffect =
   | { readonly kind: 'storeOutage'; readonly stallMs: number }
   | { readonly kind: 'failure'; readonly probability: number; readonly after: boolean }
   | { readonly kind: 'latency'; readonly minMs: number; readonly maxMs: number; readonly mode: LatencyMode }
-  | { readonly kind: 'capacity'; readonly serviceMs: number; readonly maxQueueMs: number; readonly queue: { busyUntil: number } };
+  | { readonly kind: 'capacity'; readonly serviceMs: number; readonly maxQueueMs: number; readonly queue: { busyUntil: number } }
+  | { readonly kind: 'connections'; readonly gate: LifoGate; readonly serviceMs: number; readonly maxWaitMs: number };
 
 /** Where a fault applies. */
 export interface FaultTarget {

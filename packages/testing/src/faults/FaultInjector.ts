@@ -1,4 +1,5 @@
 import { ConfigError, KeyUnavailableError, StoreUnavailableError, silentLogger, type Clock, type KV, type Logger } from '@roster/kv-adapter';
+import { LifoGate } from '@roster/kv-adapter/internal';
 import { Fault, ScheduledAction, type FaultEffect } from './Fault.js';
 import type {
   FailureOptions,
@@ -12,6 +13,7 @@ import type {
   KVOperation,
   LatencyOptions,
   CapacityOptions,
+  ConnectionsOptions,
   RollbackStore,
   StoreOutageOptions,
 } from './FaultOptions.js';
@@ -67,7 +69,7 @@ export class FaultInjector {
   #nextId = 1;
   #created = 0;
   #recorded = 0;
-  readonly #injected: Record<FaultKind, number> = { keyUnavailable: 0, storeOutage: 0, failure: 0, latency: 0, capacity: 0 };
+  readonly #injected: Record<FaultKind, number> = { keyUnavailable: 0, storeOutage: 0, failure: 0, latency: 0, capacity: 0, connections: 0 };
 
   constructor(options: FaultInjectorOptions) {
     const { clock, seed } = options;
@@ -227,6 +229,24 @@ export class FaultInjector {
   }
 
   /**
+   * A client whose pool holds `size` connections: at most `size` matching operations are out at
+   * once, each holding its connection `serviceMs` before the store applies it and until its answer
+   * comes back; the others wait for a connection, and a freed one goes to the newest waiter (the
+   * adaptive LIFO of Roster's database stores, `LifoGate`). A waiter whose caller's signal aborts
+   * leaves unsent; one still waiting after `maxWaitMs` is refused, never sent
+   * (`StoreUnavailableError`). A burst of operations larger than the pool serves in `maxWaitMs` is
+   * how a busy client process looks to the store: some operations of every burst fail, and which
+   * ones depends on the order they were issued in. Limited to one node, it is that node's pool.
+   */
+  connections(options: ConnectionsOptions): FaultHandle {
+    const { size, serviceMs, maxWaitMs = Infinity } = options;
+    if (!Number.isInteger(size) || size < 1) throw new ConfigError('size', size, 'Expected `size` to be a positive integer');
+    checkCount('serviceMs', serviceMs);
+    if (typeof maxWaitMs !== 'number' || !(maxWaitMs >= 0)) throw new ConfigError('maxWaitMs', maxWaitMs, 'Expected `maxWaitMs` to be a non-negative number');
+    return this.#add({ kind: 'connections', gate: new LifoGate(size), serviceMs, maxWaitMs }, options, undefined, undefined);
+  }
+
+  /**
    * Runs `action` when the clock reaches `timeMs` (a `clock.now()` reading; at once, on the next
    * timer turn, when that time has passed). Healing the returned handle cancels the action, or
    * heals the fault it returned. Exceptions thrown by `action` are logged, never rethrown.
@@ -308,10 +328,15 @@ export class FaultInjector {
     let afterMs = 0;
     let latency: Fault | undefined;
     let failure: Plan['failure'];
+    let connections: Plan['connections'];
     for (const fault of this.#faults) {
       if (!fault.covers(node, op, key)) continue;
       const effect = fault.effect;
-      if (effect.kind === 'failure') {
+      if (effect.kind === 'connections') {
+        if (connections !== undefined) continue;
+        fault.hit();
+        connections = { fault, gate: effect.gate, serviceMs: effect.serviceMs, maxWaitMs: effect.maxWaitMs };
+      } else if (effect.kind === 'failure') {
         // Always draw, so that the sequence of draws depends only on the operations and faults.
         const fails = this.#random.chance(effect.probability);
         if (fails && failure === undefined) failure = { fault, after: effect.after, error: failureError(fault, effect.after) };
@@ -336,7 +361,7 @@ export class FaultInjector {
         beforeMs += Math.ceil(effect.queue.busyUntil - now);
       }
     }
-    return { beforeMs, afterMs, latency, failure };
+    return { beforeMs, afterMs, latency, failure, ...(connections && { connections }) };
   }
 
   #refusal(node: string | undefined, op: KVOperation, key: string | undefined): Refusal | undefined {

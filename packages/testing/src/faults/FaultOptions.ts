@@ -6,7 +6,7 @@ import type { OperationRecord } from './OperationLog.js';
 export type KVOperation = 'get' | 'set' | 'delete' | 'append' | 'take' | 'getRange' | 'exchange' | 'compareAndSet' | 'time';
 
 /** The kinds of fault a {@link FaultInjector} injects. */
-export type FaultKind = 'keyUnavailable' | 'storeOutage' | 'failure' | 'latency' | 'capacity';
+export type FaultKind = 'keyUnavailable' | 'storeOutage' | 'failure' | 'latency' | 'capacity' | 'connections';
 
 /** Options of {@link FaultInjector}. */
 export interface FaultInjectorOptions {
@@ -127,6 +127,20 @@ export interface CapacityOptions extends FaultScope {
    * It bounds how late an operation is applied after its caller gave up. @defaultValue Infinity
    */
   readonly maxQueueMs?: number;
+}
+
+/** Options of `FaultInjector.connections`. */
+export interface ConnectionsOptions extends FaultScope {
+  /** How many operations hold a connection at once (the size of the client's pool). */
+  readonly size: number;
+  /** How long each operation holds its connection before the store applies it, in whole ms. */
+  readonly serviceMs: number;
+  /**
+   * The longest an operation waits for a connection: then it is refused, never sent
+   * (`StoreUnavailableError`), as by a client's own command timeout. An operation whose caller's
+   * signal aborts while it waits leaves unsent at once. @defaultValue Infinity
+   */
+  readonly maxWaitMs?: number;
 }
 
 /** A fault or scheduled action, returned so that a test can heal it early and see what it did. */

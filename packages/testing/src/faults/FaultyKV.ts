@@ -1,5 +1,5 @@
-import { KVClosedError, RosterError, type Clock } from '@roster/kv-adapter';
-import { sleep } from '@roster/kv-adapter/internal';
+import { KVClosedError, RosterError, StoreUnavailableError, type Clock } from '@roster/kv-adapter';
+import { deadline, raceSignal, sleep, type LifoGate } from '@roster/kv-adapter/internal';
 import type {
   CompareAndSetOptions,
   CompareAndSetResult,
@@ -22,6 +22,8 @@ export interface Plan {
   readonly latency: Fault | undefined;
   /** A random failure drawn for it, before or after applying. */
   readonly failure: { readonly fault: Fault; readonly after: boolean; readonly error: RosterError } | undefined;
+  /** The client's pool it must take a connection from first (a `connections` fault). */
+  readonly connections?: { readonly fault: Fault; readonly gate: LifoGate; readonly serviceMs: number; readonly maxWaitMs: number };
 }
 
 /** An outage or key fault that refuses an operation when it reaches the store. */
@@ -47,7 +49,9 @@ export interface FaultPort {
  *
  * What happens to an operation, in order:
  * 1. When it is issued, the injector draws its random fate (latency, random failure) from the
- *    seeded source, in the order operations are issued.
+ *    seeded source, in the order operations are issued. Under a `connections` fault it then waits
+ *    for a connection (refused, never sent, when it waits too long) and holds it `serviceMs`, and
+ *    until its answer.
  * 2. A `'delay-then-apply'` latency delays it.
  * 3. When it reaches the store, an active outage or key fault refuses it (after `stallMs`).
  * 4. A random failure drawn without `after` fails it; otherwise the inner store applies it.
@@ -80,31 +84,31 @@ export class FaultyKV implements KV {
   }
 
   get(key: string, options?: KVOperationOptions): Promise<string | null> {
-    return this.#run('get', key, undefined, options, () => this.inner.get(key, options), showValue);
+    return this.#run('get', key, undefined, options, (sent) => this.inner.get(key, sent), showValue);
   }
 
   set(key: string, value: string, options?: SetOptions): Promise<void> {
-    return this.#run('set', key, value, options, () => this.inner.set(key, value, options), () => undefined);
+    return this.#run('set', key, value, options, (sent) => this.inner.set(key, value, sent), () => undefined);
   }
 
   delete(key: string, options?: KVOperationOptions): Promise<boolean> {
-    return this.#run('delete', key, undefined, options, () => this.inner.delete(key, options), String);
+    return this.#run('delete', key, undefined, options, (sent) => this.inner.delete(key, sent), String);
   }
 
   append(key: string, value: string, options?: KVOperationOptions): Promise<number> {
-    return this.#run('append', key, value, options, () => this.inner.append(key, value, options), String);
+    return this.#run('append', key, value, options, (sent) => this.inner.append(key, value, sent), String);
   }
 
   take(key: string, options?: KVOperationOptions): Promise<string | null> {
-    return this.#run('take', key, undefined, options, () => this.inner.take(key, options), showValue);
+    return this.#run('take', key, undefined, options, (sent) => this.inner.take(key, sent), showValue);
   }
 
   getRange(key: string, start: number, end: number, options?: KVOperationOptions): Promise<string> {
-    return this.#run('getRange', key, undefined, options, () => this.inner.getRange(key, start, end, options), showValue);
+    return this.#run('getRange', key, undefined, options, (sent) => this.inner.getRange(key, start, end, sent), showValue);
   }
 
   exchange(key: string, value: string, options?: KVOperationOptions): Promise<string | null> {
-    return this.#run('exchange', key, value, options, () => this.inner.exchange(key, value, options), showValue);
+    return this.#run('exchange', key, value, options, (sent) => this.inner.exchange(key, value, sent), showValue);
   }
 
   compareAndSet(
@@ -118,13 +122,13 @@ export class FaultyKV implements KV {
       key,
       value,
       options,
-      () => this.inner.compareAndSet(key, expected, value, options),
+      (sent) => this.inner.compareAndSet(key, expected, value, sent),
       (r) => (r.swapped ? 'swapped' : `not swapped, current ${showValue(r.current)}`),
     );
   }
 
   time(options?: KVOperationOptions): Promise<number> {
-    return this.#run('time', undefined, undefined, options, () => this.inner.time(options), String);
+    return this.#run('time', undefined, undefined, options, (sent) => this.inner.time(sent), String);
   }
 
   /** Closes this view; later operations through it reject with `KVClosedError`. The inner store stays open. */
@@ -132,12 +136,31 @@ export class FaultyKV implements KV {
     this.#closed = true;
   }
 
-  async #run<T>(
+  /**
+   * Runs one operation through the faults. The caller's `signal` abandons the caller's wait at
+   * once; the operation itself is given up only while it has not left the client (waiting for a
+   * connection, or refused after a stall): once sent, a delayed request still reaches the store
+   * and is applied there, as on a real network (`KVOperationOptions.signal`: the store may still
+   * apply it).
+   */
+  #run<T>(
     op: KVOperation,
     key: string | undefined,
     value: string | undefined,
     options: KVOperationOptions | undefined,
-    apply: () => Promise<T>,
+    apply: <O extends KVOperationOptions>(sent: O | undefined) => Promise<T>,
+    show: (result: T) => string | undefined,
+  ): Promise<T> {
+    const work = this.#attempt(op, key, value, options, apply, show);
+    return options?.signal ? raceSignal(work, options.signal) : work;
+  }
+
+  async #attempt<T>(
+    op: KVOperation,
+    key: string | undefined,
+    value: string | undefined,
+    options: KVOperationOptions | undefined,
+    apply: <O extends KVOperationOptions>(sent: O | undefined) => Promise<T>,
     show: (result: T) => string | undefined,
   ): Promise<T> {
     const clock = this.#port.clock;
@@ -155,11 +178,19 @@ export class FaultyKV implements KV {
         ...outcome,
         ...(fault === undefined ? {} : { fault: String(fault) }),
       });
+    let release: (() => void) | undefined;
     try {
       if (this.#closed) throw new KVClosedError(this.name);
       const plan = this.#port.plan(this.node, op, key);
       fault = plan.latency;
-      if (plan.beforeMs > 0) await sleep(clock, plan.beforeMs, signal);
+      if (plan.connections !== undefined) {
+        const pool = plan.connections;
+        fault = pool.fault;
+        release = await takeConnection(clock, pool, signal);
+      }
+      // Sent: what follows happens whether or not the caller still waits.
+      if ((plan.connections?.serviceMs ?? 0) > 0) await sleep(clock, plan.connections!.serviceMs);
+      if (plan.beforeMs > 0) await sleep(clock, plan.beforeMs);
 
       const refusal = this.#port.refusal(this.node, op, key);
       if (refusal !== undefined) {
@@ -177,11 +208,12 @@ export class FaultyKV implements KV {
 
       let settled: { ok: true; value: T } | { ok: false; error: unknown };
       try {
-        settled = { ok: true, value: await apply() };
+        // The store applies what reached it: the caller's signal stays on the caller's side.
+        settled = { ok: true, value: await apply(withoutSignal(options)) };
       } catch (error) {
         settled = { ok: false, error };
       }
-      if (plan.afterMs > 0) await sleep(clock, plan.afterMs, signal);
+      if (plan.afterMs > 0) await sleep(clock, plan.afterMs);
       if (!settled.ok) throw settled.error;
       if (failure !== undefined) {
         fault = failure.fault;
@@ -194,7 +226,27 @@ export class FaultyKV implements KV {
     } catch (error) {
       record({ outcome: 'error', ...(RosterError.is(error) ? { code: error.code } : {}) });
       throw error;
+    } finally {
+      release?.();
     }
+  }
+}
+
+/** `options` without its `signal`: what the store is given of an operation that reached it. */
+function withoutSignal<O extends KVOperationOptions>(options: O | undefined): O | undefined {
+  if (options?.signal === undefined) return options;
+  const { signal: _signal, ...rest } = options;
+  return rest as O;
+}
+
+/** A connection of `pool`, within its `maxWaitMs` (then `StoreUnavailableError`) or until `signal` aborts. */
+async function takeConnection(clock: Clock, pool: NonNullable<Plan['connections']>, signal: AbortSignal | undefined): Promise<() => void> {
+  if (pool.maxWaitMs === Infinity) return pool.gate.acquire(signal);
+  const wait = deadline(clock, pool.maxWaitMs, signal, () => new StoreUnavailableError(`injected: no connection free within ${pool.maxWaitMs} ms (${pool.fault})`));
+  try {
+    return await pool.gate.acquire(wait.signal);
+  } finally {
+    wait.dispose();
   }
 }
 
