@@ -8,15 +8,18 @@ const N = 20;
 const SLOW_FROM = 20 * T;
 const SLOW_FOR = 40 * T;
 
+/** The ids of the `N` members: `m00` leads first. */
+const IDS = Array.from({ length: N }, (_, i) => `m${String(i).padStart(2, '0')}`);
+
+/** `N` members: `m00` alone first, so that it leads, the others from 2T on; then `fault` (at `SLOW_FROM`, for `SLOW_FOR`). */
+function group(fault: Step, seed: number): Scenario {
+  const steps: Step[] = [{ at: 0, do: 'start', node: IDS[0]! }, ...IDS.slice(1).map((node): Step => ({ at: 2 * T, do: 'start', node })), fault];
+  return { seed, timing: { intervalMs: I, timeoutMs: T }, steps };
+}
+
 /** `N` members, converged, whose store answers every operation 60–120 ms late for 40T, then recovers. */
 function slowStore(): Scenario {
-  const ids = Array.from({ length: N }, (_, i) => `m${String(i).padStart(2, '0')}`);
-  const steps: Step[] = [
-    { at: 0, do: 'start', node: ids[0]! },
-    ...ids.slice(1).map((node): Step => ({ at: 2 * T, do: 'start', node })),
-    { at: SLOW_FROM, do: 'latency', minMs: 60, maxMs: 120, forMs: SLOW_FOR, mode: 'apply-then-delay' },
-  ];
-  return { seed: 7, timing: { intervalMs: I, timeoutMs: T }, steps };
+  return group({ at: SLOW_FROM, do: 'latency', minMs: 60, maxMs: 120, forMs: SLOW_FOR, mode: 'apply-then-delay' }, 7);
 }
 
 /** Store commands issued from `from` to `to` (those `which` selects), per member per interval. */
@@ -51,13 +54,7 @@ describe('a store slower than the operation timeout', () => {
 
 /** `N` members, converged, whose store serves `opsPerSecond` operations a second for 40T, then all again. */
 function overloaded(opsPerSecond: number): Scenario {
-  const ids = Array.from({ length: N }, (_, i) => `m${String(i).padStart(2, '0')}`);
-  const steps: Step[] = [
-    { at: 0, do: 'start', node: ids[0]! },
-    ...ids.slice(1).map((node): Step => ({ at: 2 * T, do: 'start', node })),
-    { at: SLOW_FROM, do: 'capacity', opsPerSecond, forMs: SLOW_FOR, maxQueueMs: T },
-  ];
-  return { seed: 7, timing: { intervalMs: I, timeoutMs: T }, steps };
+  return group({ at: SLOW_FROM, do: 'capacity', opsPerSecond, forMs: SLOW_FOR, maxQueueMs: T }, 7);
 }
 
 describe('a store that serves fewer operations than the group asks of it', () => {
@@ -99,13 +96,7 @@ describe('a store that serves fewer operations than the group asks of it', () =>
 
 /** `N` members, converged, whose store answers every operation `minMs`–`maxMs` late for 40T (writes land, replies come late), then recovers. */
 function straddling(seed: number, minMs: number, maxMs: number): Scenario {
-  const ids = Array.from({ length: N }, (_, i) => `m${String(i).padStart(2, '0')}`);
-  const steps: Step[] = [
-    { at: 0, do: 'start', node: ids[0]! },
-    ...ids.slice(1).map((node): Step => ({ at: 2 * T, do: 'start', node })),
-    { at: SLOW_FROM, do: 'latency', minMs, maxMs, forMs: SLOW_FOR, mode: 'apply-then-delay' },
-  ];
-  return { seed, timing: { intervalMs: I, timeoutMs: T }, steps };
+  return group({ at: SLOW_FROM, do: 'latency', minMs, maxMs, forMs: SLOW_FOR, mode: 'apply-then-delay' }, seed);
 }
 
 describe('a store slow as a whole, some replies past the operation timeout', () => {
@@ -142,13 +133,7 @@ describe('a store slow as a whole, some replies past the operation timeout', () 
 
 /** `N` members, converged; for 40T the leader's own client holds `size` connections, each operation holding one `serviceMs`. */
 function busyLeaderClient(size: number, serviceMs: number): Scenario {
-  const ids = Array.from({ length: N }, (_, i) => `m${String(i).padStart(2, '0')}`);
-  const steps: Step[] = [
-    { at: 0, do: 'start', node: ids[0]! },
-    ...ids.slice(1).map((node): Step => ({ at: 2 * T, do: 'start', node })),
-    { at: SLOW_FROM, do: 'connections', node: ids[0]!, size, serviceMs, forMs: SLOW_FOR },
-  ];
-  return { seed: 7, timing: { intervalMs: I, timeoutMs: T }, steps };
+  return group({ at: SLOW_FROM, do: 'connections', node: IDS[0]!, size, serviceMs, forMs: SLOW_FOR }, 7);
 }
 
 describe("a leader whose client cannot send its whole PONG round within the operation timeout", () => {
