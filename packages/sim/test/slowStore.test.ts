@@ -142,10 +142,10 @@ describe("a leader whose client cannot send its whole PONG round within the oper
   // (902 PONGs failed in 5 s), the same followers every beat. The leader, hearing nothing from
   // them, dropped them (`members` updates that remove live members), and those still listed stood
   // on `pong-timeout` and deposed it. Here: 19 followers, and a pool that serves 333 operations a
-  // second, newest first (the LIFO of Roster's database stores), against the
-  // leader's 290 a second at full pace (8 × 24 ms: a database's pool of 8, each round trip 24 ms).
-  // Started at once, a round lost 13 of its 19 PONGs; the leader dropped 6 to 15 live members after
-  // the first 2T, or a follower stood and deposed it. Started in bursts over a quarter of the
+  // second, newest first (the LIFO of Roster's database stores), against the leader's 290 at full
+  // pace (8 × 24 ms: a database's pool of 8, each round trip 24 ms). Before (1 × 3, 1 × 4 and
+  // 2 × 6 ms), a follower stood on `pong-timeout` and deposed the leader in every run, the
+  // leader's list falling to 5 to 8 of the 20 members. Started in bursts over a quarter of the
   // period, from a different place each beat, with PONGs and PINGs that leave no late write behind
   // when their caller gives up: nothing of the kind. (A pool of 1 × 4 ms, 250 a second, cannot
   // serve what the leader asks even backed off: 13 members dropped.)
