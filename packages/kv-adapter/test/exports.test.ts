@@ -60,6 +60,7 @@ describe('the public API of @roster/kv-adapter', () => {
   it('the internal entry (no public API) holds the utilities the other Roster packages share', async () => {
     expect(Object.keys(await import('../src/internal.js')).sort()).toEqual([
       'LevelLogger',
+      'LifoGate',
       'LocalDeadline',
       'UpdateStream',
       'abortReason',

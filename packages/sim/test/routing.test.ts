@@ -145,6 +145,28 @@ describe('a follower that hears its leader does not stand on what it could not r
   });
 });
 
+describe('what routing tolerance does not promise', () => {
+  it('unlisted-and-blind (pnpm chaos --seed 20261208): a node whose table hides the nonce where the first leader is elected, and whom that leader never listed, has nothing to read and no PONG to find: it stands at T, and the property excuses the run', async () => {
+    const scenario: Scenario = {
+      seed: 0,
+      timing: { intervalMs: 1000, timeoutMs: 5000 },
+      steps: [
+        { at: 0, do: 'start', node: 'n2' },
+        { at: 1990, do: 'start', node: 'n1' },
+        { at: 1995, do: 'staleRouting', node: 'n1', keys: 'leader 0', forMs: 5100 },
+      ],
+    };
+    const run = await runScenario(scenario);
+    // The situation: n2 was elected at nonce 0 while n1's table hid it; n1 never listed; n1 led at
+    // nonce 1 until n2's next read (the 10 ms of two leaders the property excuses).
+    const leaderships = run.history.entries.flatMap((e) => (e.kind === 'update' && e.update.type === 'leader' && e.update.leader?.id === e.node ? [`${e.node}@${e.update.leader.nonce}`] : []));
+    expect(leaderships).toEqual(['n2@0', 'n1@1']);
+    expect(run.history.updatesOf('n2').some((u) => u.update.type === 'members' && u.at < 7095 && u.update.members.some((m) => m.id === 'n1'))).toBe(false);
+    expect(routingRun(run)?.excuse).toMatch(/n1's table hid leader 0, where n2 led from 5100 ms without listing n1/);
+    expect(checkRun(run).violations).toEqual([]);
+  });
+});
+
 describe('stale routing tables in generated pure routing runs', () => {
   for (const timing of TIMINGS) {
     const { intervalMs: I, timeoutMs: T } = timing;

@@ -24,7 +24,8 @@ export interface RoutingOutcome {
    * nonce of the leader key (it could publish nowhere), or two of them at once (it moved more than
    * one nonce past the copy a follower reads), or it hid a follower's id key while that
    * follower's hid the leader key (that follower could tell its leader from a crashed one by
-   * nothing it could read).
+   * nothing it could read); or a node's table hid the nonce where a leader elected meanwhile
+   * published, before that leader listed it (it had no PONG to find either: the same).
    */
   readonly excuse: string | undefined;
 }
@@ -46,7 +47,35 @@ export function routingRun(run: Run): RoutingOutcome | undefined {
   const otherLeaders = new Set<string>();
   for (const s of samples) if (s.at >= at) for (const l of s.leaders) if (l !== leader) otherLeaders.add(l);
   const leaderId = run.history.incarnations.find((i) => i.label === leader)?.id;
-  return { faults, at, leader, otherLeaders: [...otherLeaders], leadersAtEnd: samples.at(-1)?.leaders ?? [], excuse: leaderId === undefined ? undefined : excuseOf(faults, leaderId) };
+  const excuse = (leaderId === undefined ? undefined : excuseOf(faults, leaderId)) ?? unlistedAndBlind(run, faults);
+  return { faults, at, leader, otherLeaders: [...otherLeaders], leadersAtEnd: samples.at(-1)?.leaders ?? [], excuse };
+}
+
+/**
+ * A node whose table hid a nonce of the leader key where another node led (its claim's nonce),
+ * while that leader had not listed it: it had no PONG to find, and nothing it could read told that
+ * leader from none, so it stands at T (docs/protocol.md, "What a follower may conclude": a private
+ * view that also hides the node's PONGs is outside the guarantee). Found by `pnpm chaos --seed
+ * 20261208`: a node started 2 s after the first, its table hiding nonce 0 from then on, never saw
+ * the leader elected there, never joined, stood and led at nonce 1.
+ */
+function unlistedAndBlind(run: Run, faults: readonly StaleRoutingStep[]): string | undefined {
+  const { entries, incarnations } = run.history;
+  const idOf = (label: string): string | undefined => incarnations.find((i) => i.label === label)?.id;
+  for (const f of faults) {
+    const { name, nonce } = parseKeyRef(f.keys);
+    if (name !== 'leader') continue;
+    const end = f.at + f.forMs;
+    for (const e of entries) {
+      if (e.kind !== 'update' || e.at < f.at || e.at >= end || e.update.type !== 'leader') continue;
+      const led = e.update.leader;
+      // A leader's own `leader` update, at the nonce the node's table hid.
+      if (led === undefined || led.id === f.node || idOf(e.node) !== led.id || (nonce !== '*' && led.nonce !== nonce)) continue;
+      const listed = entries.some((m) => m.kind === 'update' && m.node === e.node && m.at >= e.at && m.at < end && m.update.type === 'members' && m.update.members.some((x) => x.id === f.node));
+      if (!listed) return `${f.node}'s table hid ${f.keys}, where ${led.id} led from ${e.at} ms without listing ${f.node}: no PONG to find`;
+    }
+  }
+  return undefined;
 }
 
 /** See {@link RoutingOutcome.excuse}. */
