@@ -44,12 +44,9 @@ export class CandidateRole {
   readonly #host: CandidateHost;
   #c: Candidacy;
   #known: OwnPublication | undefined;
-  /** Whether this candidate's last read reached no nonce (a blind one starts so: it stood on reading nothing). */
-  #unreached: boolean;
 
   constructor(host: CandidateHost, blind: boolean) {
     this.#host = host;
-    this.#unreached = blind;
     const f = host.following;
     // Standing on stillness seen across a store outage is standing blind too: the leader may be back.
     this.#c = { phase: 'unclaimed', basis: f.bestSeen, others: f.staleness.clone(), rivals: f.rivals, blind: blind || f.staleness.acrossGap };
@@ -77,9 +74,9 @@ export class CandidateRole {
     // claim. Against an overloaded store, every member stands blind, and reading both windows at
     // each step was what held the group there (docs/scale.md).
     const readRecord = (): Promise<EraRecord> => readEraRecord(kv, host.keys.era(), clock, operationTimeoutMs, () => host.stats.count('garbage'));
-    const record = c.phase === 'unclaimed' && !this.#unreached ? readRecord() : undefined;
+    // (A blind candidate's last read, the follower's, reached nothing: it stood on reading nothing.)
+    const record = c.phase === 'unclaimed' && host.following.lastReadReached ? readRecord() : undefined;
     const read = await host.following.read(c.others, 'read', this.#knownPublication());
-    this.#unreached = !read.reachable;
     if (!this.#current(c)) return undefined;
     host.absorb(read);
     const decision = decide(c, read, clock.now(), timing);

@@ -116,14 +116,17 @@ export class FollowerRole {
   /**
    * One follower step: read, follow, and answer why this node must stand now, if it must. An
    * observer whose leadership went still reads every nonce, so that it can move on to what the
-   * store holds (see Following.absorb); a follower polls.
+   * store holds (see Following.absorb); a follower polls, and reads every nonce after a poll that
+   * did not find the claim it follows (the store may have lost it).
    */
   async step(): Promise<RoleChangeReason | undefined> {
     const host = this.#host;
     const { clock, timing } = host.config;
     const f = host.following;
     const pace = host.pace.factor;
-    const whole = host.role() === 'observer' && f.staleness.isStale(clock.now(), timing.timeoutMs);
+    // A follower of a claim its last read did not find reads every nonce, to see whether the store
+    // lost it (see Following.mustReadEveryNonce).
+    const whole = (host.role() === 'observer' && f.staleness.isStale(clock.now(), timing.timeoutMs)) || (host.role() === 'follower' && f.mustReadEveryNonce);
     // Due to stand: a look at the followed nonce is enough (its candidacy reads every nonce next).
     const deferring = this.#defers();
     const due = !whole && host.role() === 'follower' && f.standDue(clock.now(), this.#standDelay(deferring), deferring);

@@ -29,10 +29,9 @@ export interface RoundMember {
  * burst's commands leave together (one pipeline per connection or shard with ioredis'
  * auto-pipelining), and a client whose pool is smaller than the group (a database store's, eight
  * connections by default, for a thousand followers) holds an eighth of the round at a time, not
- * all of it.
- * Started at once, the round queued behind the pool, and on a busy machine its oldest waiters
- * passed the operation timeout unsent, every beat (the leader process of a thousand members on
- * PostgreSQL failed 902 PONGs in 5 s, and the followers never PONGed stood against it).
+ * all of it. Started at once, the round queued behind the pool, and on a busy machine its oldest
+ * waiters passed the operation timeout unsent, every beat (the leader process of a thousand members
+ * on PostgreSQL failed 902 PONGs in 5 s, and the followers never PONGed stood against it).
  *
  * Each beat also starts from a different place in the workers' order (a stride of about 0.382 of
  * them): whatever part of a round a busy client fails, it is not the same followers every beat.

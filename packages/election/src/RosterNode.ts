@@ -382,7 +382,7 @@ export class RosterNode implements RosterNodeApi {
 
   /** Takes in a read; a follower follows the new best leadership (not a claim, not itself). */
   #absorb(read: LeaderWindowRead): void {
-    const best = this.#following.absorb(read, this.#phase.role);
+    const best = this.#following.absorb(read, this.#phase.role, this.#view.leader);
     if (this.#phase.role !== 'leader' && read.best !== undefined && sameLeadership(read.best, this.#following.bestSeen)) {
       const at = read.slots.find((slot) => slot.state === 'broadcast' && slot.broadcast === read.best);
       if (at) this.#broadcastNonce = at.nonce;

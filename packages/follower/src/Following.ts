@@ -1,5 +1,5 @@
 import type { Clock, KV, Logger } from '@roster/kv-adapter';
-import { isClaim, isGoodbye, sameLeadership, type Broadcast, type BroadcastHeader } from './broadcast.js';
+import { compareLeadership, isClaim, isGoodbye, sameLeadership, type Broadcast, type BroadcastHeader } from './broadcast.js';
 import type { FollowerTiming } from './FollowerTiming.js';
 import type { RosterKeys } from './keys.js';
 import { LeaderWindow } from './LeaderWindow.js';
@@ -81,6 +81,8 @@ export class Following {
   #lastPingAt: number | undefined;
   /** Whether the follower followed the best leadership known at its last step. */
   #following = false;
+  /** See {@link mustReadEveryNonce}. */
+  #claimUnfound = false;
   readEwma: number | undefined;
   pongRoundTripEwma: number | undefined;
 
@@ -190,23 +192,46 @@ export class Following {
    * returns that new best, if any. An observer (which never stands) also moves on to a worse
    * leadership, or to the same leadership at a lower Version (its leader restarted after the store
    * lost its data), once the remembered one went still: the better one may exist nowhere any more.
+   * A follower moves on from a claim that a read of every nonce finds nowhere (see {@link claimLost}),
+   * to a leadership no worse than the one it reports (`reported`): a store that rolled a key back
+   * to an older value for a while (a failover that lost writes) brings the claim back, and the
+   * node would have gone back an era meanwhile.
    */
-  absorb(read: LeaderWindowRead, role: NodeRole): Broadcast | undefined {
+  absorb(read: LeaderWindowRead, role: NodeRole, reported?: Pick<BroadcastHeader, 'era' | 'nonce' | 'id'>): Broadcast | undefined {
     for (const b of read.broadcasts) this.maxEra = Math.max(this.maxEra, b.era);
+    const prev = this.bestSeen;
+    // A claim followed that a read of some nonces only did not find: the next read reads them all.
+    this.#claimUnfound = prev !== undefined && isClaim(prev) && !readEveryNonce(read) && !read.broadcasts.some((b) => sameLeadership(b, prev));
     const best = read.best;
     if (best === undefined) return undefined;
-    const prev = this.bestSeen;
     const wentBack = !sameLeadership(best, prev) || (prev !== undefined && best.version < prev.version);
     // An observer never stands, so after the store lost its data it moves on to what the store
     // holds once what it remembered went stale; but only on a read of every nonce: a nonce it
     // could not read may hold the leadership it remembered, moving on (a lower era, say) there.
-    const moveOn = role === 'observer' && wentBack && readEveryNonce(read) && this.staleness.isStale(read.at, this.#timing.timeoutMs);
+    const moveOn = (role === 'observer' && wentBack && readEveryNonce(read) && this.staleness.isStale(read.at, this.#timing.timeoutMs)) || (role === 'follower' && claimLost(prev, read) && !worse(best, reported));
     if (!supersedes(best, this.bestSeen) && !moveOn) return undefined;
     // Stillness is timed from the start of the read that first saw the change: the change landed
     // after `startedAt − read latency` at the earliest, so a leader whose lease ends R after its
     // cycle start is fenced before anyone stands (R < T − I, latency ≤ the operation timeout ≤ I).
     this.sawOwn(best, read.startedAt);
     return best;
+  }
+
+  /**
+   * Whether this node's next read must read every nonce: the best leadership it knows is a claim,
+   * and its last read, which did not read every nonce, did not find it. A poll reads the nonce of
+   * the best leadership the window showed last, which is the claim's while the claim is there; so
+   * a poll that finds a worse leadership publishing instead suggests the store lost the claim, and
+   * only a read of every nonce shows it gone ({@link absorb}): polls of the worse leader's nonce
+   * never scan while it publishes.
+   */
+  get mustReadEveryNonce(): boolean {
+    return this.#claimUnfound;
+  }
+
+  /** Whether this node's last read of the leader window reached the store (some nonce answered). */
+  get lastReadReached(): boolean {
+    return this.#lastReachable;
   }
 
   /**
@@ -409,6 +434,25 @@ function missedWhereItMayBe(copyAt: number | undefined, read: LeaderWindowRead):
   if (copyAt === undefined) return false;
   const failed = (nonce: number): boolean => read.slots.some((s) => s.nonce === nonce && s.state === 'unavailable' && s.error !== NOT_READ);
   return failed(copyAt) || failed((copyAt + 1) % read.slots.length);
+}
+
+/**
+ * True when `followed` is a claim that `read`, a read of every nonce, found nowhere: the store lost
+ * it with its data. A claim is written once, by compare-and-set, and only its own candidate's first
+ * publication or a better leadership replaces it, both of which supersede it; so a claim gone from
+ * every nonce was erased (a flush, a restarted store), and its candidate, which finds it gone when
+ * it confirms, gives it up (`claim-lost`). A follower that kept it as the best leadership known
+ * would follow nothing while the leader elected since (of a lower era: the era record went with the
+ * data) publishes, stand once the lost claim went still, and depose that leader with a higher era
+ * (`pnpm chaos --seed 20261209`).
+ */
+function claimLost(followed: Broadcast | undefined, read: LeaderWindowRead): boolean {
+  return followed !== undefined && isClaim(followed) && readEveryNonce(read) && !read.broadcasts.some((b) => sameLeadership(b, followed));
+}
+
+/** True when `b` ranks below the leadership `than` (none: nothing ranks below it). */
+function worse(b: Broadcast, than: Pick<BroadcastHeader, 'era' | 'nonce' | 'id'> | undefined): boolean {
+  return than !== undefined && compareLeadership(b, { ...than, version: 0, members: [] }) > 0;
 }
 
 /**

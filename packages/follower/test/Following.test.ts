@@ -174,3 +174,47 @@ describe('Following: a nonce newly failed makes stillness no evidence for a whil
     expect(standReason()).toBe('stale');
   });
 });
+
+describe('Following: a claim the store lost (claimLost)', () => {
+  const claim: Broadcast = { era: 2, nonce: 0, version: 0, id: 'c', members: [{ id: 'c', weight: 1 }] };
+  const worse: Broadcast = { era: 1, nonce: 1, version: 7, id: 'w', members: [{ id: 'w', weight: 1 }, { id: 'me', weight: 1 }] };
+
+  /** A follower that knows `claim` (at nonce 0) and `worse` (at nonce 1), read on a store that answers at once. */
+  async function followerOfClaim() {
+    const clock = new VirtualClock();
+    const store = new MemoryKV({ clock });
+    const window = new LeaderWindow({ kv: store, key: new CompoundKey('leader', { window: 4 }), clock, logger: silentLogger, opTimeoutMs: TAU, stillMs: timing.stillMs, scanEveryMs: timing.scanEveryMs, stillScanMs: timing.stillScanMs });
+    const following = new Following(window, clock, timing, { count: () => undefined }, TAU);
+    await store.set('leader 0', formatBroadcast(claim));
+    await store.set('leader 1', formatBroadcast(worse));
+    const read = async (mode: 'read' | 'poll', reported?: Broadcast) => following.absorb(await following.read(undefined, mode), 'follower', reported);
+    await read('read');
+    expect(following.bestSeen).toEqual(claim);
+    return { store, following, read };
+  }
+
+  it('a read of every nonce that finds the claim nowhere moves the follower on to the best leadership it shows, even a worse one', async () => {
+    const { store, following, read } = await followerOfClaim();
+    await store.delete('leader 0');
+    expect(await read('read')).toEqual(worse);
+    expect(following.bestSeen).toEqual(worse);
+  });
+
+  it('not to a leadership worse than the one the node reports: a key rolled back for a while brings the claim back', async () => {
+    const { store, following, read } = await followerOfClaim();
+    await store.delete('leader 0');
+    const reported: Broadcast = { era: 2, nonce: 1, version: 3, id: 'r', members: [] };
+    expect(await read('read', reported)).toBeUndefined();
+    expect(following.bestSeen).toEqual(claim);
+  });
+
+  it('a poll that does not find the claim makes the next read one of every nonce; one that finds it does not', async () => {
+    const { store, following, read } = await followerOfClaim();
+    await read('poll');
+    expect(following.mustReadEveryNonce).toBe(false);
+    await store.set('leader 0', formatBroadcast({ ...worse, nonce: 0, id: 'v' }));
+    await read('poll');
+    expect(following.bestSeen).toEqual(claim);
+    expect(following.mustReadEveryNonce).toBe(true);
+  });
+});

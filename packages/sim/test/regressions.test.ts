@@ -504,12 +504,18 @@ describe('regressions found by the simulator', () => {
     expect(violations).toEqual([]);
     // A run whose store lost its data promises no single leader; this one has none the less.
     expect(measures.dualLeadershipMs).toBe(0);
-    // The situation: n3 lost its claim to the flush, n4 led, and n3 stood again and won over it.
+    // The situation: n3 lost its claim to the flush, and n4 led. Since a read of every nonce lets go
+    // of a claim found nowhere (pnpm chaos --seed 20261209), n3 and n2 follow n4 and never stand
+    // again; without a read of every nonce they would track the lost claim for ever.
     const n3 = rolesOf(run, 'n3');
     const lost = n3.find((r) => r.reason === 'claim-lost');
     const n4Leads = rolesOf(run, 'n4').find((r) => r.role === 'leader');
     expect(lost !== undefined && n4Leads !== undefined && n4Leads.at > lost.at).toBe(true);
-    expect(n3.filter((r) => r.role === 'leader' && r.at > n4Leads!.at)).toHaveLength(1);
+    for (const node of ['n2', 'n3']) {
+      expect(rolesOf(run, node).filter((r) => r.at > n4Leads!.at)).toEqual([]);
+      const leader = run.history.updatesOf(node).find((u) => u.update.type === 'leader' && u.at > n4Leads!.at)?.update;
+      expect(leader).toMatchObject({ leader: { id: 'n4' } });
+    }
   });
 
   it('a follower of a dead leader stands once it reads again where that leader published, though another leader PONGs it (pnpm chaos --seed 20261203)', async () => {
@@ -539,5 +545,144 @@ describe('regressions found by the simulator', () => {
     // Once n2 read nonce 0 and 1 again, n1's stillness counted: it stood, and one leader leads all.
     const n2 = rolesOf(run, 'n2');
     expect(n2.some((r) => r.reason === 'stale' && r.at > n3Leads!.at)).toBe(true);
+  });
+
+  it('a follower lets go of a claim the store lost with its data and follows the leader elected since (pnpm chaos --seed 20261209)', async () => {
+    // n4 leads; the store loses its data and its leader key is unavailable for 12 s, so n4's lease
+    // lapses. n1 and n2 stand on the stillness; n2 sees n1's claim (era 2) and follows it; the
+    // store loses its data again, n1's claim with it. n1 finds its claim gone (claim-lost), and n4
+    // re-validates at era 1 (the era record went too). n2 kept the lost claim as the best leadership
+    // known, stood once it went still, and deposed n4 with era 3 (18,265 ms to converge, bound 16,000).
+    const run = await runScenario({
+      seed: 0,
+      timing,
+      steps: [
+        { at: 0, do: 'start', node: 'n4' },
+        { at: 730, do: 'start', node: 'n3' },
+        { at: 830, do: 'start', node: 'n1' },
+        { at: 830, do: 'start', node: 'n2' },
+        { at: 9735, do: 'crash', node: 'n3' },
+        { at: 16105, do: 'flush' },
+        { at: 16345, do: 'keyUnavailable', keys: 'leader *', forMs: 12260 },
+        { at: 28835, do: 'flush' },
+      ],
+    });
+    const { violations } = checkRun(run);
+    expect(violations).toEqual([]);
+    // The situation: n2 followed n1's claim just before the second flush, and n1 lost it.
+    const flushAt = 28835;
+    const n2 = rolesOf(run, 'n2');
+    expect(n2.some((r) => r.reason === 'better-leader-seen' && r.at <= flushAt && r.at > flushAt - 1000)).toBe(true);
+    expect(rolesOf(run, 'n1').some((r) => r.reason === 'claim-lost' && r.at > flushAt)).toBe(true);
+    expect(rolesOf(run, 'n4').some((r) => r.reason === 'revalidated' && r.at > flushAt)).toBe(true);
+    // n2 follows n4 from its next read, never stands again, and n4 is never deposed.
+    expect(n2.filter((r) => r.at > flushAt)).toEqual([]);
+    expect(rolesOf(run, 'n4').filter((r) => r.at > flushAt && r.role !== 'leader')).toEqual([]);
+    const n2Members = run.history.updatesOf('n2').find((u) => u.at > flushAt && u.update.type === 'members');
+    expect(n2Members?.at).toBeLessThan(flushAt + 2 * timing.intervalMs);
+  });
+
+  it('a follower of a leader the store lost, polling the nonce where a worse leader publishes, reads every nonce once its wait for a newly failed nonce has passed, and stands (blind-never-looks-again)', async () => {
+    // n1 leads era 1 at nonce 0 and dies; the store loses its data, and n2, started after, is
+    // elected at era 1, nonce 0 again (below n1 by its id). Random failures make a nonce newly fail
+    // at almost every scan of n3, which follows the lost n1: stillness is no evidence until a read
+    // of every nonce started after the last such wait has completed. Its polls read nonce 0 only,
+    // where n2 publishes, and never scan while n2 publishes: only the read of every nonce its wait
+    // asks for ends that wait (once the failures end), and n3 stands.
+    const run = await runScenario({
+      seed: 0,
+      timing,
+      steps: [
+        { at: 0, do: 'start', node: 'n1' },
+        { at: 2045, do: 'start', node: 'n3' },
+        { at: 2160, do: 'start', node: 'n4' },
+        { at: 6580, do: 'failures', probability: 0.3, forMs: 10_860 },
+        { at: 8015, do: 'crash', node: 'n1' },
+        { at: 8165, do: 'flush' },
+        { at: 10_635, do: 'start', node: 'n2' },
+      ],
+    });
+    expect(checkRun(run).violations).toEqual([]);
+    // The situation: n3 followed n1, and n2 led at n1's era and nonce after the flush.
+    const followed = run.history.updatesOf('n3').flatMap((u) => (u.update.type === 'leader' && u.update.leader ? [u.update.leader] : []));
+    expect(followed[0]).toMatchObject({ id: 'n1', era: 1, nonce: 0 });
+    const n2 = run.history.updatesOf('n2').find((u) => u.update.type === 'leader' && u.update.leader?.id === 'n2');
+    expect(n2?.update).toMatchObject({ leader: { era: 1, nonce: 0 } });
+    // n3 stood after n2 led, on a read of every nonce whole (its polls read one header at a time).
+    const stood = rolesOf(run, 'n3').find((r) => r.role === 'candidate' && r.at > n2!.at);
+    expect(stood?.reason).toBe('stale');
+    const whole = run.history.operations.filter((op) => op.node === 'n3' && op.at > n2!.at && op.at <= stood!.at && op.op === 'get' && op.key?.includes('/leader ') === true);
+    expect(new Set(whole.map((op) => op.key)).size).toBe(4);
+  });
+
+  it('a follower whose poll finds a worse leader where the claim it follows was reads every nonce, sees the claim lost and follows that leader (lost-claim-unchecked)', async () => {
+    // n1 and n3 stand blind through a store outage; n3 follows n1's claim (era 1, nonce 0), and the
+    // store loses its data. n2 is elected at nonce 0 (era 1, a lower rank than n1's claim by id).
+    // n3's polls read nonce 0 only, where n2 publishes, and a read of every nonce first failed on
+    // nonce 3 (unavailable until 11,990 ms): without reading every nonce again it kept the lost
+    // claim, stood once it went still and deposed n2 (no leader for 4.5 s).
+    const run = await runScenario({
+      seed: 0,
+      timing,
+      steps: [
+        { at: 0, do: 'start', node: 'n1' },
+        { at: 315, do: 'start', node: 'n3' },
+        { at: 2870, do: 'start', node: 'n4' },
+        { at: 3510, do: 'storeOutage', forMs: 3115 },
+        { at: 5690, do: 'start', node: 'n2' },
+        { at: 7390, do: 'keyUnavailable', keys: 'leader 3', forMs: 4600 },
+        { at: 7425, do: 'failures', probability: 0.05, forMs: 3135 },
+        { at: 7660, do: 'flush' },
+      ],
+    });
+    const { violations, measures } = checkRun(run);
+    expect(violations).toEqual([]);
+    expect(measures.dualLeadershipMs).toBe(0);
+    // The situation: n3 followed n1's claim before the flush, and n2 led after it.
+    const n3 = rolesOf(run, 'n3');
+    expect(n3.some((r) => r.reason === 'better-leader-seen' && r.at < 7660)).toBe(true);
+    const n2Leads = rolesOf(run, 'n2').find((r) => r.role === 'leader');
+    expect(n2Leads?.at).toBeGreaterThan(7660);
+    // n3 follows n2 once nonce 3 is back, never stands again, and n2 leads to the end.
+    expect(n3.filter((r) => r.at > 7660)).toEqual([]);
+    const followed = run.history.updatesOf('n3').find((u) => u.update.type === 'leader' && u.update.leader?.id === 'n2');
+    expect(followed?.at).toBeLessThan(7390 + 4600 + timing.intervalMs);
+    expect(rolesOf(run, 'n2').filter((r) => r.at > n2Leads!.at)).toEqual([]);
+  });
+
+  it('a candidate whose claim replaced a live leader’s copy waits until that leader is still for T (rival-forgotten-when-replaced)', async () => {
+    // n1 claims era 1 at nonce 0 after the store lost its data, and n3 follows the claim; nonce 0
+    // then becomes unavailable for 6.65 s, so n1 cannot confirm, and n2, which never saw the
+    // claim, is elected at nonce 1. n3 stands on the hidden claim's stillness and claims era 2 at
+    // nonce 1, the lowest nonce it can write, over n2's copy: n2 is found nowhere in the window,
+    // yet leads until its next read. Forgotten at once, it let n3 confirm while n2 led (175 ms).
+    const run = await runScenario({
+      seed: 0,
+      timing,
+      steps: [
+        { at: 0, do: 'start', node: 'n1' },
+        { at: 1620, do: 'start', node: 'n3' },
+        { at: 2510, do: 'failures', probability: 0.3, forMs: 11_045 },
+        { at: 2755, do: 'storeOutage', forMs: 3785 },
+        { at: 3795, do: 'start', node: 'n4' },
+        { at: 6115, do: 'flush' },
+        { at: 8795, do: 'start', node: 'n2' },
+        { at: 9015, do: 'keyUnavailable', keys: 'leader 0', forMs: 6650 },
+      ],
+    });
+    const { violations, measures } = checkRun(run);
+    expect(violations).toEqual([]);
+    expect(measures.dualLeadershipMs).toBe(0);
+    // The situation: n2 led era 1 at nonce 1, and n3 stood while it led and then led era 2 at the
+    // same nonce, after n2 was dethroned.
+    const n2 = run.history.updatesOf('n2').find((u) => u.update.type === 'leader' && u.update.leader?.id === 'n2')?.update;
+    expect(n2).toMatchObject({ leader: { era: 1, nonce: 1 } });
+    const n2Leads = rolesOf(run, 'n2').find((r) => r.role === 'leader')!;
+    const n2Stops = rolesOf(run, 'n2').find((r) => r.reason === 'dethroned')!;
+    const n3Stands = rolesOf(run, 'n3').find((r) => r.role === 'candidate' && r.at > n2Leads.at)!;
+    expect(n3Stands.at).toBeLessThan(n2Stops.at);
+    const n3Leads = rolesOf(run, 'n3').find((r) => r.role === 'leader')!;
+    expect(n3Leads.at).toBeGreaterThanOrEqual(n2Stops.at);
+    expect(run.history.updatesOf('n3').some((u) => u.update.type === 'leader' && u.update.leader?.id === 'n3' && u.update.leader.era === 2 && u.update.leader.nonce === 1)).toBe(true);
   });
 });
