@@ -183,7 +183,7 @@ describe('Following: a claim the store lost (claimLost)', () => {
   async function followerOfClaim() {
     const clock = new VirtualClock();
     const store = new MemoryKV({ clock });
-    const window = new LeaderWindow({ kv: store, key: new CompoundKey('leader', { window: 4 }), clock, logger: silentLogger, opTimeoutMs: TAU, stillMs: timing.stillMs, scanEveryMs: timing.scanEveryMs, stillScanMs: timing.stillScanMs });
+    const window = new LeaderWindow({ kv: store, key: new CompoundKey('leader', { window: 4 }), clock, logger: silentLogger, opTimeoutMs: TAU, stillMs: timing.stillMs, scanEveryMs: timing.scanEveryMs, stillScanMs: timing.stillScanMs, listStepBudgetMs: timing.listStepBudgetMs });
     const following = new Following(window, clock, timing, { count: () => undefined }, TAU);
     await store.set('leader 0', formatBroadcast(claim));
     await store.set('leader 1', formatBroadcast(worse));
