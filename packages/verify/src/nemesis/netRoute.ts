@@ -38,8 +38,32 @@ if (Number.isInteger(gateway) && gateway > 0) {
     const routed = normalizeArgs([{ ...rest, host: '127.0.0.1', port: gateway }, ...normalized.slice(1)]);
     const socket = original.call(this, routed as unknown as Parameters<typeof original>[0]);
     // Written while connecting: it leaves first, before anything the driver writes on 'connect'.
+    socket.prependOnceListener('connect', () => holdConnectTurn(socket));
     socket.write(`${ROUTE_HEADER} ${host}:${port}\n`);
     return socket;
   };
   net.Socket.prototype.connect = patched as typeof original;
+}
+
+/**
+ * Holds the `error` and `close` events `socket` raises in the turn it connects, and raises them in
+ * the next turn. The header is written in that turn, after the driver's `connect` callback; on a
+ * link that resets each connection as it is made, that write fails at once and the socket raises
+ * `error` before the driver's next microtask. A driver may have no `error` listener then (the NATS
+ * client removes every listener in its `connect` callback and adds its own a microtask later), and
+ * the node would crash (`Error: write ECONNRESET`, which `roster verify` saw as a node exiting). On
+ * a network the driver learns of a reset by a later read, in a later turn: so it does here.
+ */
+function holdConnectTurn(socket: net.Socket): void {
+  const emit = socket.emit as (this: net.Socket, event: string | symbol, ...args: unknown[]) => boolean;
+  const held: [string | symbol, unknown[]][] = [];
+  socket.emit = function hold(this: net.Socket, event: string | symbol, ...args: unknown[]): boolean {
+    if (event !== 'error' && event !== 'close') return emit.call(this, event, ...args);
+    held.push([event, args]);
+    return true;
+  } as typeof socket.emit;
+  setImmediate(() => {
+    socket.emit = emit as typeof socket.emit;
+    for (const [event, args] of held) emit.call(socket, event, ...args);
+  });
 }
