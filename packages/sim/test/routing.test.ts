@@ -165,6 +165,26 @@ describe('what routing tolerance does not promise', () => {
     expect(routingRun(run)?.excuse).toMatch(/n1's table hid leader 0, where n2 led from 5100 ms without listing n1/);
     expect(checkRun(run).violations).toEqual([]);
   });
+
+  it('unlisted-and-blind, deposed (pnpm chaos --seed 20261210): the leader that never listed the blind node lists it once it follows it, which is no listing of its own', async () => {
+    const scenario: Scenario = {
+      seed: 0,
+      timing: { intervalMs: 1000, timeoutMs: 5000 },
+      steps: [
+        { at: 3025, do: 'start', node: 'n1' },
+        { at: 5010, do: 'start', node: 'n2' },
+        { at: 5015, do: 'staleRouting', node: 'n2', keys: 'leader 0', forMs: 6115 },
+      ],
+    };
+    const run = await runScenario(scenario);
+    // The situation: n1 led at nonce 0 without listing n2, n2 led at nonce 1 (15 ms of two leaders),
+    // and n1, deposed, listed n2 as a follower before n2's table healed.
+    const leaderships = run.history.entries.flatMap((e) => (e.kind === 'update' && e.update.type === 'leader' && e.update.leader?.id === e.node ? [`${e.node}@${e.update.leader.nonce}`] : []));
+    expect(leaderships).toEqual(['n1@0', 'n2@1']);
+    expect(run.history.updatesOf('n1').some((u) => u.update.type === 'members' && u.at < 11_130 && u.update.members.some((m) => m.id === 'n2'))).toBe(true);
+    expect(routingRun(run)?.excuse).toMatch(/n2's table hid leader 0, where n1 led from 8125 ms without listing n2/);
+    expect(checkRun(run).violations).toEqual([]);
+  });
 });
 
 describe('stale routing tables in generated pure routing runs', () => {

@@ -57,7 +57,9 @@ export function routingRun(run: Run): RoutingOutcome | undefined {
  * leader from none, so it stands at T (docs/protocol.md, "What a follower may conclude": a private
  * view that also hides the node's PONGs is outside the guarantee). Found by `pnpm chaos --seed
  * 20261208`: a node started 2 s after the first, its table hiding nonce 0 from then on, never saw
- * the leader elected there, never joined, stood and led at nonce 1.
+ * the leader elected there, never joined, stood and led at nonce 1. Only the lists that leader
+ * published while it led count (`pnpm chaos --seed 20261210`: deposed by that node, it followed it
+ * and listed it then).
  */
 function unlistedAndBlind(run: Run, faults: readonly StaleRoutingStep[]): string | undefined {
   const { entries, incarnations } = run.history;
@@ -71,7 +73,9 @@ function unlistedAndBlind(run: Run, faults: readonly StaleRoutingStep[]): string
       const led = e.update.leader;
       // A leader's own `leader` update, at the nonce the node's table hid.
       if (led === undefined || led.id === f.node || idOf(e.node) !== led.id || (nonce !== '*' && led.nonce !== nonce)) continue;
-      const listed = entries.some((m) => m.kind === 'update' && m.node === e.node && m.at >= e.at && m.at < end && m.update.type === 'members' && m.update.members.some((x) => x.id === f.node));
+      // Listed by that leader while it led: its lists once it followed another (the node, say) are not its own.
+      const stopped = entries.find((m) => m.kind === 'update' && m.node === e.node && m.at >= e.at && m !== e && m.update.type === 'leader')?.at ?? end;
+      const listed = entries.some((m) => m.kind === 'update' && m.node === e.node && m.at >= e.at && m.at < Math.min(end, stopped) && m.update.type === 'members' && m.update.members.some((x) => x.id === f.node));
       if (!listed) return `${f.node}'s table hid ${f.keys}, where ${led.id} led from ${e.at} ms without listing ${f.node}: no PONG to find`;
     }
   }
