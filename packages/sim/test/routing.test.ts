@@ -145,6 +145,12 @@ describe('a follower that hears its leader does not stand on what it could not r
   });
 });
 
+
+/** Each leadership as it began, `node@nonce`: a node's own `leader` update naming itself. */
+function leadershipsOf(run: Run): string[] {
+  return run.history.entries.flatMap((e) => (e.kind === 'update' && e.update.type === 'leader' && e.update.leader?.id === e.node ? [`${e.node}@${e.update.leader.nonce}`] : []));
+}
+
 describe('what routing tolerance does not promise', () => {
   it('unlisted-and-blind (pnpm chaos --seed 20261208): a node whose table hides the nonce where the first leader is elected, and whom that leader never listed, has nothing to read and no PONG to find: it stands at T, and the property excuses the run', async () => {
     const scenario: Scenario = {
@@ -159,8 +165,7 @@ describe('what routing tolerance does not promise', () => {
     const run = await runScenario(scenario);
     // The situation: n2 was elected at nonce 0 while n1's table hid it; n1 never listed; n1 led at
     // nonce 1 until n2's next read (the 10 ms of two leaders the property excuses).
-    const leaderships = run.history.entries.flatMap((e) => (e.kind === 'update' && e.update.type === 'leader' && e.update.leader?.id === e.node ? [`${e.node}@${e.update.leader.nonce}`] : []));
-    expect(leaderships).toEqual(['n2@0', 'n1@1']);
+    expect(leadershipsOf(run)).toEqual(['n2@0', 'n1@1']);
     expect(run.history.updatesOf('n2').some((u) => u.update.type === 'members' && u.at < 7095 && u.update.members.some((m) => m.id === 'n1'))).toBe(false);
     expect(routingRun(run)?.excuse).toMatch(/n1's table hid leader 0, where n2 led from 5100 ms without listing n1/);
     expect(checkRun(run).violations).toEqual([]);
@@ -179,8 +184,7 @@ describe('what routing tolerance does not promise', () => {
     const run = await runScenario(scenario);
     // The situation: n1 led at nonce 0 without listing n2, n2 led at nonce 1 (15 ms of two leaders),
     // and n1, deposed, listed n2 as a follower before n2's table healed.
-    const leaderships = run.history.entries.flatMap((e) => (e.kind === 'update' && e.update.type === 'leader' && e.update.leader?.id === e.node ? [`${e.node}@${e.update.leader.nonce}`] : []));
-    expect(leaderships).toEqual(['n1@0', 'n2@1']);
+    expect(leadershipsOf(run)).toEqual(['n1@0', 'n2@1']);
     expect(run.history.updatesOf('n1').some((u) => u.update.type === 'members' && u.at < 11_130 && u.update.members.some((m) => m.id === 'n2'))).toBe(true);
     expect(routingRun(run)?.excuse).toMatch(/n2's table hid leader 0, where n1 led from 8125 ms without listing n2/);
     expect(checkRun(run).violations).toEqual([]);
