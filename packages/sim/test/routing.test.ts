@@ -145,7 +145,6 @@ describe('a follower that hears its leader does not stand on what it could not r
   });
 });
 
-
 /** Each leadership as it began, `node@nonce`: a node's own `leader` update naming itself. */
 function leadershipsOf(run: Run): string[] {
   return run.history.entries.flatMap((e) => (e.kind === 'update' && e.update.type === 'leader' && e.update.leader?.id === e.node ? [`${e.node}@${e.update.leader.nonce}`] : []));
