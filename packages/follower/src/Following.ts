@@ -200,8 +200,10 @@ export class Following {
   absorb(read: LeaderWindowRead, role: NodeRole, reported?: Pick<BroadcastHeader, 'era' | 'nonce' | 'id'>): Broadcast | undefined {
     for (const b of read.broadcasts) this.maxEra = Math.max(this.maxEra, b.era);
     const prev = this.bestSeen;
-    // A claim followed that a read of some nonces only did not find: the next read reads them all.
-    this.#claimUnfound = prev !== undefined && isClaim(prev) && !readEveryNonce(read) && !read.broadcasts.some((b) => sameLeadership(b, prev));
+    // A claim followed that a read of some nonces only did not find, not even by a header whose
+    // value it could not read (its candidate's first list, on a loaded store): the next read reads them all.
+    const seen = read.broadcasts.some((b) => sameLeadership(b, prev)) || (read.moving !== undefined && sameLeadership({ ...read.moving, members: [] }, prev));
+    this.#claimUnfound = prev !== undefined && isClaim(prev) && !readEveryNonce(read) && !seen;
     const best = read.best;
     if (best === undefined) return undefined;
     const wentBack = !sameLeadership(best, prev) || (prev !== undefined && best.version < prev.version);

@@ -1,4 +1,4 @@
-import { CompoundKey, MemoryKV, silentLogger } from '@roster/kv-adapter';
+import { CompoundKey, MemoryKV, silentLogger, StoreUnavailableError } from '@roster/kv-adapter';
 import { FaultInjector, VirtualClock } from '@roster/testing';
 import { describe, expect, it } from 'vitest';
 import { formatBroadcast, type Broadcast } from '../src/broadcast.js';
@@ -179,18 +179,30 @@ describe('Following: a claim the store lost (claimLost)', () => {
   const claim: Broadcast = { era: 2, nonce: 0, version: 0, id: 'c', members: [{ id: 'c', weight: 1 }] };
   const worse: Broadcast = { era: 1, nonce: 1, version: 7, id: 'w', members: [{ id: 'w', weight: 1 }, { id: 'me', weight: 1 }] };
 
-  /** A follower that knows `claim` (at nonce 0) and `worse` (at nonce 1), read on a store that answers at once. */
+  /**
+   * A follower that knows `claim` (at nonce 0) and `worse` (at nonce 1), read on a store that
+   * answers at once; `failWholeReads(true)` fails every `get` from then on (`getRange` still works).
+   */
   async function followerOfClaim() {
     const clock = new VirtualClock();
     const store = new MemoryKV({ clock });
-    const window = new LeaderWindow({ kv: store, key: new CompoundKey('leader', { window: 4 }), clock, logger: silentLogger, opTimeoutMs: TAU, stillMs: timing.stillMs, scanEveryMs: timing.scanEveryMs, stillScanMs: timing.stillScanMs, listStepBudgetMs: timing.listStepBudgetMs });
+    let wholeReadsFail = false;
+    const kv = new Proxy(store, {
+      get(target, name) {
+        if (name === 'get' && wholeReadsFail) return () => Promise.reject(new StoreUnavailableError('get failed'));
+        const value: unknown = Reflect.get(target, name);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const failWholeReads = (fail: boolean) => (wholeReadsFail = fail);
+    const window = new LeaderWindow({ kv, key: new CompoundKey('leader', { window: 4 }), clock, logger: silentLogger, opTimeoutMs: TAU, stillMs: timing.stillMs, scanEveryMs: timing.scanEveryMs, stillScanMs: timing.stillScanMs, listStepBudgetMs: timing.listStepBudgetMs });
     const following = new Following(window, clock, timing, { count: () => undefined }, TAU);
     await store.set('leader 0', formatBroadcast(claim));
     await store.set('leader 1', formatBroadcast(worse));
     const read = async (mode: 'read' | 'poll', reported?: Broadcast) => following.absorb(await following.read(undefined, mode), 'follower', reported);
     await read('read');
     expect(following.bestSeen).toEqual(claim);
-    return { store, following, read };
+    return { store, following, read, failWholeReads };
   }
 
   it('a read of every nonce that finds the claim nowhere moves the follower on to the best leadership it shows, even a worse one', async () => {
@@ -216,5 +228,17 @@ describe('Following: a claim the store lost (claimLost)', () => {
     await read('poll');
     expect(following.bestSeen).toEqual(claim);
     expect(following.mustReadEveryNonce).toBe(true);
+  });
+
+  it('a poll that sees the claim confirmed by its header only (its list unread) asks no read of every nonce', async () => {
+    const { store, following, read, failWholeReads } = await followerOfClaim();
+    // The candidate's first publication: the poll reads its header, and the read of its list fails.
+    await store.set('leader 0', formatBroadcast({ ...claim, version: 1000, members: [{ id: 'c', weight: 1 }, ...Array.from({ length: 50 }, (_, i) => ({ id: `member-${i}`, weight: 1 }))] }));
+    failWholeReads(true);
+    const seen = await following.read(undefined, 'poll');
+    expect(seen.moving).toMatchObject({ era: 2, nonce: 0, id: 'c', version: 1000 });
+    following.absorb(seen, 'follower');
+    expect(following.bestSeen).toEqual(claim);
+    expect(following.mustReadEveryNonce).toBe(false);
   });
 });
