@@ -188,6 +188,25 @@ describe('what routing tolerance does not promise', () => {
     expect(routingRun(run)?.excuse).toMatch(/n2's table hid leader 0, where n1 led from 8125 ms without listing n2/);
     expect(checkRun(run).violations).toEqual([]);
   });
+
+  it('unlisted-and-blind, elected before the table went stale (pnpm chaos --seed 20261210): a leader that had not listed the node when its table hid the leader’s nonce excuses the run too', async () => {
+    const scenario: Scenario = {
+      seed: 0,
+      timing: { intervalMs: 1000, timeoutMs: 5000 },
+      steps: [
+        { at: 3025, do: 'start', node: 'n1' },
+        { at: 5010, do: 'start', node: 'n2' },
+        { at: 8130, do: 'staleRouting', node: 'n2', keys: 'leader 0', forMs: 2985 },
+      ],
+    };
+    const run = await runScenario(scenario);
+    // The situation: n1 was elected at nonce 0 at 8,125 ms, 5 ms before n2's table hid that nonce
+    // and before n2's first poll could see it; n1 never listed n2, and n2 led at nonce 1.
+    expect(leadershipsOf(run)).toEqual(['n1@0', 'n2@1']);
+    expect(run.history.updatesOf('n1').some((u) => u.update.type === 'leader' && u.update.leader?.id === 'n1' && u.at < 8130)).toBe(true);
+    expect(routingRun(run)?.excuse).toMatch(/n2's table hid leader 0, where n1 led from 8125 ms without listing n2/);
+    expect(checkRun(run).violations).toEqual([]);
+  });
 });
 
 describe('stale routing tables in generated pure routing runs', () => {

@@ -59,7 +59,8 @@ export function routingRun(run: Run): RoutingOutcome | undefined {
  * 20261208`: a node started 2 s after the first, its table hiding nonce 0 from then on, never saw
  * the leader elected there, never joined, stood and led at nonce 1. Only the lists that leader
  * published while it led count (`pnpm chaos --seed 20261210`: deposed by that node, it followed it
- * and listed it then).
+ * and listed it then), from its election on, before the table went stale too (the same seed, once
+ * that was fixed: a leader elected 5 ms before the node's table hid its nonce).
  */
 function unlistedAndBlind(run: Run, faults: readonly StaleRoutingStep[]): string | undefined {
   const { entries, incarnations } = run.history;
@@ -69,12 +70,14 @@ function unlistedAndBlind(run: Run, faults: readonly StaleRoutingStep[]): string
     if (name !== 'leader') continue;
     const end = f.at + f.forMs;
     for (const e of entries) {
-      if (e.kind !== 'update' || e.at < f.at || e.at >= end || e.update.type !== 'leader') continue;
+      if (e.kind !== 'update' || e.at >= end || e.update.type !== 'leader') continue;
       const led = e.update.leader;
       // A leader's own `leader` update, at the nonce the node's table hid.
       if (led === undefined || led.id === f.node || idOf(e.node) !== led.id || (nonce !== '*' && led.nonce !== nonce)) continue;
-      // Listed by that leader while it led: its lists once it followed another (the node, say) are not its own.
+      // Leading while the table hid that nonce (elected before the fault, too); listed by that
+      // leader while it led: its lists once it followed another (the node, say) are not its own.
       const stopped = entries.find((m) => m.kind === 'update' && m.node === e.node && m.at >= e.at && m !== e && m.update.type === 'leader')?.at ?? end;
+      if (stopped <= f.at) continue;
       const listed = entries.some((m) => m.kind === 'update' && m.node === e.node && m.at >= e.at && m.at < Math.min(end, stopped) && m.update.type === 'members' && m.update.members.some((x) => x.id === f.node));
       if (!listed) return `${f.node}'s table hid ${f.keys}, where ${led.id} led from ${e.at} ms without listing ${f.node}: no PONG to find`;
     }
