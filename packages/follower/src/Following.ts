@@ -216,6 +216,9 @@ export class Following {
     // after `startedAt − read latency` at the earliest, so a leader whose lease ends R after its
     // cycle start is fenced before anyone stands (R < T − I, latency ≤ the operation timeout ≤ I).
     this.sawOwn(best, read.startedAt);
+    // Where its copy was found: `read` looked for the previous best's (see `copyNonce` in `read`),
+    // and a node whose table hides that nonce from its next read on must know it missed it there.
+    this.#copyAt = copyNonce(best, read) ?? this.#copyAt;
     return best;
   }
 

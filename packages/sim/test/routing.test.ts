@@ -145,6 +145,31 @@ describe('a follower that hears its leader does not stand on what it could not r
   });
 });
 
+describe('a follower whose table hides its leader’s nonce right after it first saw it', () => {
+  it('knows where that leader’s copy is from the read that first saw it, and does not stand while it finds PONGs (pnpm chaos --seed 20261210)', async () => {
+    // n2 is elected at nonce 0; n1 sees it at 9,570 ms, and 5 ms later its table hides nonce 0. The
+    // nonce of the copy followed was taken only from a read after the one that first saw it, so n1
+    // did not know it: stillness counted though n2 PONGed it, and n1 stood and led beside n2.
+    const run = await runScenario({
+      seed: 0,
+      timing: { intervalMs: 1000, timeoutMs: 5000 },
+      steps: [
+        { at: 3575, do: 'start', node: 'n2' },
+        { at: 4570, do: 'start', node: 'n1' },
+        { at: 9575, do: 'staleRouting', node: 'n1', keys: 'leader 0', forMs: 5100 },
+      ],
+    });
+    expect(checkRun(run).violations).toEqual([]);
+    // The situation: n1 followed n2 before its table hid nonce 0, and found PONGs while it did.
+    const followed = run.history.updatesOf('n1').find((u) => u.update.type === 'leader' && u.update.leader?.id === 'n2');
+    expect(followed?.at).toBeLessThan(9575);
+    expect(run.history.operations.some((op) => op.node === 'n1' && op.at > 9575 && op.at < 14_675 && op.op === 'exchange' && /^"PONG/.test(op.result ?? ''))).toBe(true);
+    // n1 never stands, and n2 leads throughout.
+    expect(run.history.updatesOf('n1').filter((u) => u.update.type === 'role')).toEqual([]);
+    expect(leadershipsOf(run)).toEqual(['n2@0']);
+  });
+});
+
 /** Each leadership as it began, `node@nonce`: a node's own `leader` update naming itself. */
 function leadershipsOf(run: Run): string[] {
   return run.history.entries.flatMap((e) => (e.kind === 'update' && e.update.type === 'leader' && e.update.leader?.id === e.node ? [`${e.node}@${e.update.leader.nonce}`] : []));
