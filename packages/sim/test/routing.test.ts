@@ -150,15 +150,11 @@ describe('a follower whose table hides its leader’s nonce right after it first
     // n2 is elected at nonce 0; n1 sees it at 9,570 ms, and 5 ms later its table hides nonce 0. The
     // nonce of the copy followed was taken only from a read after the one that first saw it, so n1
     // did not know it: stillness counted though n2 PONGed it, and n1 stood and led beside n2.
-    const run = await runScenario({
-      seed: 0,
-      timing: { intervalMs: 1000, timeoutMs: 5000 },
-      steps: [
-        { at: 3575, do: 'start', node: 'n2' },
-        { at: 4570, do: 'start', node: 'n1' },
-        { at: 9575, do: 'staleRouting', node: 'n1', keys: 'leader 0', forMs: 5100 },
-      ],
-    });
+    const run = await runAtOneSecond([
+      { at: 3575, do: 'start', node: 'n2' },
+      { at: 4570, do: 'start', node: 'n1' },
+      { at: 9575, do: 'staleRouting', node: 'n1', keys: 'leader 0', forMs: 5100 },
+    ]);
     expect(checkRun(run).violations).toEqual([]);
     // The situation: n1 followed n2 before its table hid nonce 0, and found PONGs while it did.
     const followed = run.history.updatesOf('n1').find((u) => u.update.type === 'leader' && u.update.leader?.id === 'n2');
@@ -170,6 +166,11 @@ describe('a follower whose table hides its leader’s nonce right after it first
   });
 });
 
+/** Runs `steps` at I = 1 s, T = 5 s (the chaos runs' timing), seed 0. */
+function runAtOneSecond(steps: Scenario['steps']): Promise<Run> {
+  return runScenario({ seed: 0, timing: { intervalMs: 1000, timeoutMs: 5000 }, steps });
+}
+
 /** Each leadership as it began, `node@nonce`: a node's own `leader` update naming itself. */
 function leadershipsOf(run: Run): string[] {
   return run.history.entries.flatMap((e) => (e.kind === 'update' && e.update.type === 'leader' && e.update.leader?.id === e.node ? [`${e.node}@${e.update.leader.nonce}`] : []));
@@ -177,16 +178,11 @@ function leadershipsOf(run: Run): string[] {
 
 describe('what routing tolerance does not promise', () => {
   it('unlisted-and-blind (pnpm chaos --seed 20261208): a node whose table hides the nonce where the first leader is elected, and whom that leader never listed, has nothing to read and no PONG to find: it stands at T, and the property excuses the run', async () => {
-    const scenario: Scenario = {
-      seed: 0,
-      timing: { intervalMs: 1000, timeoutMs: 5000 },
-      steps: [
-        { at: 0, do: 'start', node: 'n2' },
-        { at: 1990, do: 'start', node: 'n1' },
-        { at: 1995, do: 'staleRouting', node: 'n1', keys: 'leader 0', forMs: 5100 },
-      ],
-    };
-    const run = await runScenario(scenario);
+    const run = await runAtOneSecond([
+      { at: 0, do: 'start', node: 'n2' },
+      { at: 1990, do: 'start', node: 'n1' },
+      { at: 1995, do: 'staleRouting', node: 'n1', keys: 'leader 0', forMs: 5100 },
+    ]);
     // The situation: n2 was elected at nonce 0 while n1's table hid it; n1 never listed; n1 led at
     // nonce 1 until n2's next read (the 10 ms of two leaders the property excuses).
     expect(leadershipsOf(run)).toEqual(['n2@0', 'n1@1']);
@@ -196,16 +192,11 @@ describe('what routing tolerance does not promise', () => {
   });
 
   it('unlisted-and-blind, deposed (pnpm chaos --seed 20261210): the leader that never listed the blind node lists it once it follows it, which is no listing of its own', async () => {
-    const scenario: Scenario = {
-      seed: 0,
-      timing: { intervalMs: 1000, timeoutMs: 5000 },
-      steps: [
-        { at: 3025, do: 'start', node: 'n1' },
-        { at: 5010, do: 'start', node: 'n2' },
-        { at: 5015, do: 'staleRouting', node: 'n2', keys: 'leader 0', forMs: 6115 },
-      ],
-    };
-    const run = await runScenario(scenario);
+    const run = await runAtOneSecond([
+      { at: 3025, do: 'start', node: 'n1' },
+      { at: 5010, do: 'start', node: 'n2' },
+      { at: 5015, do: 'staleRouting', node: 'n2', keys: 'leader 0', forMs: 6115 },
+    ]);
     // The situation: n1 led at nonce 0 without listing n2, n2 led at nonce 1 (15 ms of two leaders),
     // and n1, deposed, listed n2 as a follower before n2's table healed.
     expect(leadershipsOf(run)).toEqual(['n1@0', 'n2@1']);
