@@ -145,7 +145,8 @@ export class Publisher {
       // Garbage is replaced by its exact text: a header in front of garbage names nothing.
       const { expected, options } = slot.state === 'broadcast' ? expectedValue(kv, slot.raw) : { expected: slot.state === 'empty' ? null : slot.raw, options: {} };
       try {
-        const { swapped } = await withDeadline(clock, operationTimeoutMs, 'publish', kv.compareAndSet(key.current, expected, raw, options));
+        // `urgent`: the lease renewal goes before the PONG round where both wait for one pool.
+        const { swapped } = await withDeadline(clock, operationTimeoutMs, 'publish', kv.compareAndSet(key.current, expected, raw, { ...options, urgent: true }));
         if (this.#o.ending()) return { outcome: 'ended' };
         if (!swapped) {
           this.#o.stats.count('publish.conflict');
@@ -288,7 +289,8 @@ export class Publisher {
     this.#attempted = next.version;
     const { expected, options } = expectedValue(kv, this.#raw);
     try {
-      const { swapped } = await withDeadline(clock, operationTimeoutMs, 'beat', kv.compareAndSet(this.#o.leaderKey.current, expected, raw, options));
+      // `urgent`, as a publication's (see write).
+      const { swapped } = await withDeadline(clock, operationTimeoutMs, 'beat', kv.compareAndSet(this.#o.leaderKey.current, expected, raw, { ...options, urgent: true }));
       if (this.#o.ending()) return;
       if (!swapped) {
         // Another write (a claim, or our own publication whose reply was lost): read at once.

@@ -53,7 +53,9 @@ export class Joiner {
     let last: unknown;
     for (let attempt = 0; attempt < this.#key.window; attempt++) {
       try {
-        await writeMoving(this.#key, (k) => withDeadline(this.#clock, this.#opTimeoutMs, 'join append', this.#kv.append(k, this.#token)));
+        // The deadline's signal goes to the store: a join still waiting for a connection when this
+        // node gives up is never sent, and its timeout moves no key (`queued`).
+        await writeMoving(this.#key, (k) => withDeadline(this.#clock, this.#opTimeoutMs, 'join append', (signal) => this.#kv.append(k, this.#token, { signal })));
         this.#lastAppendAt = this.#clock.now();
         this.#failedAt = undefined;
         return;

@@ -1,4 +1,4 @@
-import { readWindow } from '@roster/kv-adapter';
+import { readWindow, type KVOperationOptions } from '@roster/kv-adapter';
 import { withDeadline } from '@roster/kv-adapter/internal';
 import { bestBroadcast, compareLeadership, formatHeader, MAX_HEADER_BYTES, parseBroadcast, parseHeader, sameLeadership, type Broadcast, type BroadcastHeader } from './broadcast.js';
 import { broadcastsOf, headerBytesOf, HEADER_SLACK, lazySlot, NOT_READ, SHARED_READ_FAILED, type LeaderSlot, type LeaderWindowOptions, type LeaderWindowRead, type OwnPublication } from './LeaderRead.js';
@@ -91,16 +91,19 @@ export class LeaderWindow {
     const mine = own.broadcast;
     const ownHeaderBytes = Buffer.byteLength(formatHeader(mine));
     let moving: BroadcastHeader | undefined;
+    // The leader's read before it renews its lease: served before its PONG round when they wait
+    // for a connection of the same pool.
+    const sent: KVOperationOptions = { ...(signal && { signal }), urgent: true };
     const look = async (nonce: number): Promise<LeaderSlot> => {
       // Enough bytes for a claim (`Era Nonce 0 Id Id`) to come whole, as candidates write them.
-      const probed = await this.#probe(nonce, 2 * ownHeaderBytes + HEADER_SLACK, signal);
+      const probed = await this.#probe(nonce, 2 * ownHeaderBytes + HEADER_SLACK, sent);
       if (!('header' in probed)) return probed;
       const h = probed.header;
       const order = compareLeadership({ ...h, members: [] }, mine);
       if (nonce === own.nonce && order === 0 && h.version === mine.version) return { nonce, state: 'broadcast', raw: own.raw, broadcast: mine };
       if (nonce !== own.nonce && (order > 0 || (order === 0 && h.version <= mine.version))) return { nonce, state: 'behind', header: h };
       try {
-        const value = await withDeadline(clock, opTimeoutMs, 'leader key read', kv.get(key.at(nonce), { signal }));
+        const value = await withDeadline(clock, opTimeoutMs, 'leader key read', kv.get(key.at(nonce), sent));
         return value === null ? { nonce, state: 'empty' } : this.#parse(nonce, value);
       } catch (error) {
         // The header alone shows `own`'s leadership publishing: progress, whatever its list.
@@ -169,7 +172,7 @@ export class LeaderWindow {
     let reachable = false;
     const want = known === undefined ? MAX_HEADER_BYTES : known.headerBytes + HEADER_SLACK;
     const look = async (nonce: number): Promise<void> => {
-      const probed = await this.#probe(nonce, want, signal, () => (reachable = true));
+      const probed = await this.#probe(nonce, want, { ...(signal && { signal }) }, () => (reachable = true));
       if (!('header' in probed)) {
         slots[nonce] = probed;
         return;
@@ -238,15 +241,16 @@ export class LeaderWindow {
 
   /**
    * The first `bytes` of the value at `nonce` (one `getRange`): a slot when that tells what the
-   * value is (unavailable, empty, a whole value shorter than `bytes`, garbage), else its header.
+   * value is (unavailable, empty, a whole value shorter than `bytes`, garbage), else its header,
+   * read with `options` (the caller's signal; `urgent` for the leader's own check).
    * A header longer than `bytes` (another leader's id) is looked at again, wider. `reached` is
    * called when the store answered.
    */
-  async #probe(nonce: number, bytes: number, signal: AbortSignal | undefined, reached?: () => void): Promise<LeaderSlot | { readonly header: BroadcastHeader }> {
+  async #probe(nonce: number, bytes: number, options: KVOperationOptions, reached?: () => void): Promise<LeaderSlot | { readonly header: BroadcastHeader }> {
     const { kv, key, clock, opTimeoutMs } = this.#o;
     let head: string;
     try {
-      head = await withDeadline(clock, opTimeoutMs, 'leader header read', kv.getRange(key.at(nonce), 0, bytes - 1, { signal }));
+      head = await withDeadline(clock, opTimeoutMs, 'leader header read', kv.getRange(key.at(nonce), 0, bytes - 1, options));
     } catch (error) {
       return { nonce, state: 'unavailable', error };
     }
@@ -255,7 +259,7 @@ export class LeaderWindow {
     if (Buffer.byteLength(head) < bytes) return this.#parse(nonce, head);
     const parsed = parseHeader(head);
     if (parsed !== undefined) return { header: parsed.header };
-    return bytes < MAX_HEADER_BYTES ? this.#probe(nonce, MAX_HEADER_BYTES, signal, reached) : this.#garbage(nonce, head, 'no broadcast header');
+    return bytes < MAX_HEADER_BYTES ? this.#probe(nonce, MAX_HEADER_BYTES, options, reached) : this.#garbage(nonce, head, 'no broadcast header');
   }
 
   /**

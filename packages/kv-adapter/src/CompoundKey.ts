@@ -100,12 +100,13 @@ export class CompoundKey {
 
   /**
    * Whether `error` is a deadline that passed while timeouts do not move writers
-   * ({@link CompoundKeyOptions.timeoutsMove}): the store is slow as a whole, so the writer stays
-   * at its nonce and gives up this attempt, whether the operation was a write or the read a write
-   * was to be based on.
+   * ({@link CompoundKeyOptions.timeoutsMove}: the store is slow as a whole), or one that passed
+   * on an operation that waited for a connection of a busy pool (`StoreUnavailableError.queued`:
+   * never sent, or sent late): the writer stays at its nonce and gives up this attempt, whether
+   * the operation was a write or the read a write was to be based on.
    */
   holdsOn(error: unknown): boolean {
-    return StoreUnavailableError.is(error) && error.timedOut && !this.#timeoutsMove();
+    return StoreUnavailableError.is(error) && error.timedOut && (queuedTimeout(error) || !this.#timeoutsMove());
   }
 
   /** Moves to the next nonce (wrapping within the window) and returns it. */
@@ -174,18 +175,26 @@ export async function readWindow(kv: KV, key: CompoundKey, options: ReadWindowOp
  * {@link KeyUnavailableError}, a deadline that passed on an operation on that one key
  * (`StoreUnavailableError` with `timedOut`), as a hung shard shows itself, or a value over the
  * size limit at that key (`ValueTooLargeError`: a stray writer left a huge value there, which
- * cannot be read nor compared). A writer moves on to the next nonce for any of them.
+ * cannot be read nor compared). A writer moves on to the next nonce for any of them. Not a
+ * deadline that passed on an operation that waited for a connection of a busy pool (`queued`):
+ * that is the client's own queue, whatever the key.
  */
 export function isKeyFailure(error: unknown): boolean {
-  return KeyUnavailableError.is(error) || ValueTooLargeError.is(error) || (StoreUnavailableError.is(error) && error.timedOut);
+  return KeyUnavailableError.is(error) || ValueTooLargeError.is(error) || (StoreUnavailableError.is(error) && error.timedOut && !queuedTimeout(error));
+}
+
+/** Whether `error` is a timeout of an operation that waited for a connection of a busy pool (`StoreUnavailableError.queued`). */
+function queuedTimeout(error: StoreUnavailableError): boolean {
+  return error.queued === true;
 }
 
 /**
  * Runs `op` on the current key of `key`; when it rejects with {@link KeyUnavailableError},
  * moves to the next nonce and tries again, at most once per nonce of the window. A deadline that
  * passed (`StoreUnavailableError` with `timedOut`) counts as that key's failure too, as a hung
- * shard shows itself, unless the previous nonce timed out as well (two in a row is the store) or
- * the key says timeouts do not move its writers now ({@link CompoundKeyOptions.timeoutsMove}):
+ * shard shows itself, unless the previous nonce timed out as well (two in a row is the store),
+ * the key says timeouts do not move its writers now ({@link CompoundKeyOptions.timeoutsMove}), or
+ * the operation waited for a connection of a busy pool (`queued`: {@link CompoundKey.holdsOn}):
  * then the error is rethrown. Any other error is rethrown at once. Resolves with the result and
  * the nonce it succeeded at.
  *

@@ -26,6 +26,12 @@ export interface KVCapabilities {
 export interface KVOperationOptions {
   /** Abandons the wait for the operation (the store may still apply it). */
   readonly signal?: AbortSignal;
+  /**
+   * Serve this operation before the others of this client that wait for a connection of its pool
+   * (the database stores, etcd): a leader's lease renewal goes before its PONG round and the
+   * other members' PINGs. Stores whose client does not queue (Redis, NATS, memory) ignore it.
+   */
+  readonly urgent?: boolean;
 }
 
 /** Options of {@link KV.set}. */

@@ -77,14 +77,32 @@ export class StoreUnavailableError extends RosterError {
    * store did not answer in time. On a sharded store that is often one key's shard, not the store.
    */
   readonly timedOut: boolean;
-  constructor(message: string, options?: { cause?: unknown; timedOut?: boolean }) {
+  /**
+   * True when the deadline passed on an operation that had to wait for one of this client's
+   * pooled connections (the database stores, etcd): it was still waiting (never sent), or it was
+   * sent late, with little of its deadline left. The timeout says that this client asks more than
+   * its pool serves, not that the key is unavailable: a writer does not move off it.
+   */
+  readonly queued: boolean;
+  constructor(message: string, options?: { cause?: unknown; timedOut?: boolean; queued?: boolean }) {
     super('KV_STORE_UNAVAILABLE', `kv: store unavailable: ${message}`, options?.cause === undefined ? undefined : { cause: options.cause });
     this.timedOut = options?.timedOut === true;
+    this.queued = this.timedOut && options?.queued === true;
   }
   /** True when `error` is a {@link StoreUnavailableError} from any copy of this package. */
   static override is(error: unknown): error is StoreUnavailableError {
     return RosterError.is(error, 'KV_STORE_UNAVAILABLE');
   }
+}
+
+/**
+ * Says of `reason`, the reason a deadline's signal aborted with, that the operation it bounded had
+ * waited for a connection ({@link StoreUnavailableError.queued}), when it is a timeout. Called by
+ * the pool in the abort's own dispatch, before the caller sees the error. A deadline bounds one
+ * operation (`withDeadline`), so its reason speaks of that one.
+ */
+export function markQueued(reason: unknown): void {
+  if (StoreUnavailableError.is(reason) && reason.timedOut) (reason as { queued: boolean }).queued = true;
 }
 
 /**

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   CompoundKey,
   ConfigError,
+  isKeyFailure,
   KeyUnavailableError,
   MemoryKV,
   Namespace,
@@ -12,6 +13,7 @@ import {
   type KV,
 } from '../src/index.js';
 import { FaultInjector, VirtualClock } from '@roster/testing';
+import { withDeadline } from '../src/util/deadline.js';
 
 /** A MemoryKV on which chosen keys are unavailable (a tiny stand-in for a dead shard). */
 function withDeadKeys(dead: Set<string>): KV {
@@ -136,6 +138,41 @@ describe('CompoundKey', () => {
       if (k === 'id/n1 1') throw timeout;
     });
     expect(moved.nonce).toBe(2);
+  });
+
+  it('keeps its writer at its nonce on a deadline that passed while the operation waited for a connection of a busy pool, and moves it on one that passed on a hung key', async () => {
+    const clock = new VirtualClock();
+    const store = new MemoryKV({ clock });
+    const faults = new FaultInjector({ clock, seed: 1 });
+    // One connection, held 100 ms by each operation: a second one waits for it.
+    const pool = faults.connections({ size: 1, serviceMs: 100 });
+    const kv = faults.view(store);
+    const ping = (key: CompoundKey): Promise<unknown> =>
+      writeMoving(key, (k) => withDeadline(clock, 50, 'PING', (signal) => kv.exchange(k, 'PING 1', { signal }))).catch((error: unknown) => error);
+    const busy = kv.set('other', 'x');
+    const queued = new CompoundKey('id/n1');
+    const waited = ping(queued);
+    await clock.advance(50);
+    const error = await waited;
+    expect(StoreUnavailableError.is(error) && error.timedOut && error.queued).toBe(true);
+    expect(isKeyFailure(error)).toBe(false);
+    expect(queued.holdsOn(error)).toBe(true);
+    expect(queued.nonce).toBe(0);
+    await clock.advance(200);
+    await busy;
+    // Never sent: the store has nothing at either nonce.
+    expect(await store.get('id/n1 0')).toBeNull();
+    expect(await store.get('id/n1 1')).toBeNull();
+    pool.heal();
+
+    // Sent, and no answer in time: a hung shard, which the writer moves off.
+    faults.keyUnavailable('id/n1 0', { hang: true, forMs: 1_000 });
+    const hung = new CompoundKey('id/n1');
+    const moved = ping(hung);
+    await clock.advance(50);
+    expect(await moved).toEqual({ result: null, nonce: 1 });
+    expect(hung.nonce).toBe(1);
+    expect(await store.get('id/n1 1')).toBe('PING 1');
   });
 
   it('writeMoving gives up with KeyUnavailableError after trying every nonce once', async () => {

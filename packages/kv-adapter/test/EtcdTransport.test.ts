@@ -79,6 +79,8 @@ describe('EtcdTransport connections', () => {
       member.delayMs = 150;
       const error = await etcd.send(read(30)).catch((e: unknown) => e);
       expect(StoreUnavailableError.is(error) && error.timedOut).toBe(true);
+      // Sent at once: nothing says it was the client's queue.
+      expect((error as StoreUnavailableError).queued).toBe(false);
       await sleep(250);
       member.delayMs = 0;
       await etcd.send(read(1000));
@@ -114,6 +116,47 @@ describe('EtcdTransport connections', () => {
     }
   });
 
+  it("a request whose caller's deadline passes while it waits for a connection is never sent, and its timeout says so", async () => {
+    const member = await startMember();
+    const etcd = transport(member, 1);
+    try {
+      member.delayMs = 200;
+      const busy = etcd.send(read(1000, { n: 'busy' }));
+      await sleep(20);
+      const deadline = new AbortController();
+      const waiting = etcd.send({ ...read(1000, { n: 'waiting' }), signal: deadline.signal }).catch((e: unknown) => e);
+      await sleep(10);
+      const timeout = new StoreUnavailableError('PING took longer than 30 ms', { timedOut: true });
+      deadline.abort(timeout);
+      // Marked in the abort's dispatch, before the caller sees it.
+      expect(timeout.queued).toBe(true);
+      expect(await waiting).toBe(timeout);
+      await busy;
+      expect(member.received.map((b) => (JSON.parse(b) as { n: string }).n)).toEqual(['busy']);
+    } finally {
+      etcd.close();
+    }
+  });
+
+  it('with every connection busy, an urgent request (a lease renewal) is sent before the others waiting, even older', async () => {
+    const member = await startMember();
+    const etcd = transport(member, 1);
+    try {
+      await etcd.send(read(1000, { n: 'first' }));
+      member.delayMs = 100;
+      const busy = etcd.send(read(1000, { n: 'busy' }));
+      await sleep(20);
+      const renew = etcd.send({ ...read(1000, { n: 'renew' }), urgent: true });
+      await sleep(10);
+      member.delayMs = 0;
+      const ping = etcd.send(read(1000, { n: 'ping' }));
+      await Promise.all([busy, renew, ping]);
+      expect(member.received.map((b) => (JSON.parse(b) as { n: string }).n)).toEqual(['first', 'busy', 'renew', 'ping']);
+    } finally {
+      etcd.close();
+    }
+  });
+
   it('with every connection busy, the newest waiting request is sent first, and the oldest reach their deadlines unsent (adaptive LIFO)', async () => {
     const member = await startMember();
     const etcd = transport(member, 1);
@@ -132,7 +175,7 @@ describe('EtcdTransport connections', () => {
       await Promise.all([busy, middle, newest]);
       // 'oldest' timed out waiting, never sent; 'newest' went before 'middle'.
       const error = await oldest;
-      expect(StoreUnavailableError.is(error) && error.timedOut).toBe(true);
+      expect(StoreUnavailableError.is(error) && error.timedOut && error.queued).toBe(true);
       expect(member.received.map((b) => (JSON.parse(b) as { n: string }).n)).toEqual(['first', 'busy', 'newest', 'middle']);
       expect(member.connections).toBe(1);
     } finally {

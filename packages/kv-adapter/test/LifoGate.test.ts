@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LifoGate } from '../src/backend/LifoGate.js';
+import { StoreUnavailableError } from '../src/errors.js';
 
 /** The order in which waiters got their place, for the assertions. */
 function recorder() {
@@ -35,6 +36,26 @@ describe('LifoGate', () => {
     expect(gate.waiting).toBe(0);
   });
 
+  it('an urgent waiter (a lease renewal) is served before every other, newest first within each lane', async () => {
+    const gate = new LifoGate(1);
+    const { order, releases } = recorder();
+    const enter = (name: string, urgent: boolean): Promise<void> =>
+      gate.acquire(undefined, urgent).then((release) => {
+        order.push(name);
+        releases.set(name, release);
+      });
+    await enter('holder', false);
+    const waiting = [enter('ping', false), enter('renew', true), enter('pong', false), enter('renew again', true)];
+    await Promise.resolve();
+    expect(gate.waiting).toBe(4);
+    for (const name of ['holder', 'renew again', 'renew', 'pong']) {
+      releases.get(name)!();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(waiting);
+    expect(order).toEqual(['holder', 'renew again', 'renew', 'pong', 'ping']);
+  });
+
   it('a waiter whose deadline passes leaves unserved, with its signal\'s reason, and takes no place', async () => {
     const gate = new LifoGate(1);
     const { order, releases, enter } = recorder();
@@ -49,5 +70,48 @@ describe('LifoGate', () => {
     expect(order).toEqual(['holder', 'next']);
     // Already aborted: refused at once.
     await expect(gate.acquire(deadline.signal)).rejects.toThrow('took longer than 500 ms');
+  });
+
+  it('a timeout of an operation that waited, never sent or sent late, is marked `queued`; one served at once is not', async () => {
+    const gate = new LifoGate(1);
+    const release = await gate.acquire();
+    const deadline = new AbortController();
+    const waiting = gate.acquire(deadline.signal).catch((error: unknown) => error);
+    const timeout = new StoreUnavailableError('PING took longer than 50 ms', { timedOut: true });
+    expect(timeout.queued).toBe(false);
+    deadline.abort(timeout);
+    // Marked in the abort's own dispatch, before any caller racing the same signal sees it.
+    expect(timeout.queued).toBe(true);
+    expect(await waiting).toBe(timeout);
+    // Served after a wait, and out when its deadline passes: sent late, marked too.
+    const late = new AbortController();
+    const served = gate.acquire(late.signal);
+    release();
+    const releaseLate = await served;
+    const lateTimeout = new StoreUnavailableError('PING took longer than 50 ms', { timedOut: true });
+    late.abort(lateTimeout);
+    expect(lateTimeout.queued).toBe(true);
+    releaseLate();
+    // Served at once: its timeout may be the key's (a hung shard), and is left as it is.
+    const prompt = new AbortController();
+    const releasePrompt = await gate.acquire(prompt.signal);
+    const promptTimeout = new StoreUnavailableError('PING took longer than 50 ms', { timedOut: true });
+    prompt.abort(promptTimeout);
+    expect(promptTimeout.queued).toBe(false);
+    // Nor is a timeout that comes after the place was given back.
+    const done = new AbortController();
+    const doneTimeout = new StoreUnavailableError('PING took longer than 50 ms', { timedOut: true });
+    const waitingDone = gate.acquire(done.signal);
+    releasePrompt();
+    (await waitingDone)();
+    done.abort(doneTimeout);
+    expect(doneTimeout.queued).toBe(false);
+    const hold = await gate.acquire();
+    // A reason other than a timeout is left as it is.
+    const other = new AbortController();
+    const refused = gate.acquire(other.signal).catch((error: unknown) => error);
+    other.abort(new Error('closed'));
+    expect(((await refused) as { queued?: boolean }).queued).toBeUndefined();
+    hold();
   });
 });

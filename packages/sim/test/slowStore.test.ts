@@ -169,3 +169,59 @@ describe("a leader whose client cannot send its whole PONG round within the oper
     expect(checkRun(run).violations).toEqual([]);
   }, 120_000);
 });
+
+/** `N` members, converged; for 40T they share one client's pool of `size` connections, each operation holding one `serviceMs`. */
+function sharedPool(size: number, serviceMs: number): Scenario {
+  return group({ at: SLOW_FROM, do: 'connections', size, serviceMs, forMs: SLOW_FOR }, 7);
+}
+
+describe('a group whose members share one client, its pool busy', () => {
+  // The bench's processes of 250 members on one PostgresKV (a pool of 8): every member's
+  // operations wait for the same connections, newest first, and the oldest reach their deadline
+  // unsent, or are sent with little of it left. Here 20 members ask 692 operations a second of
+  // pools that serve 1,000 (8 × 8, 16 × 16 and 4 × 4 ms). Two rules keep the group as on a
+  // healthy store:
+  // - A timeout is how a hung shard shows itself, and a writer moves off it; but a PING that waited
+  //   for a connection says nothing of its key (`StoreUnavailableError.queued`), and moves nothing
+  //   (`CompoundKey.holdsOn`). A follower that moved its id key on it sent the leader's PONG worker
+  //   looking for it at the other nonces: more operations for the same pool. Without the rule (the
+  //   mutant queued-timeouts-move), ids hopped hundreds of times, the group asked 5.1 commands per
+  //   member per interval (3.46 healthy), the leader dropped 963 live members from its list, and
+  //   leadership changed 10 times (8 × 8 ms).
+  // - The leader's read and write of its lease renewal are `urgent`: served before the PINGs and
+  //   PONGs waiting for the same pool. Without (the mutant lease-read-not-urgent), its read waited
+  //   behind them, and its lease lapsed (`candidate`, then `revalidated`).
+  // The first T of the fault, before the nodes back off, still drops a few members (20 to 30).
+  it.each([
+    [8, 8],
+    [16, 16],
+    [4, 4],
+  ])('a pool of %i × %i ms: no id key moves on a PING that waited for a connection, no role changes, and no live member is dropped once the nodes back off', async (size, serviceMs) => {
+    const run = await runScenario(sharedPool(size, serviceMs));
+    const during = (at: number): boolean => at >= SLOW_FROM && at < SLOW_FROM + SLOW_FOR;
+    const updates = run.history.entries.flatMap((e) => (e.kind === 'update' && during(e.at) ? [{ at: e.at, node: e.node, update: e.update }] : []));
+    const roles = updates.filter((e) => e.update.type === 'role');
+    const removedLate = updates.flatMap((e) => (e.update.type === 'members' && e.at >= SLOW_FROM + 2 * T ? e.update.removed : []));
+    // Each follower's PINGs, in order: a hop is a PING at another nonce of its id key than the one before.
+    const last = new Map<string, string>();
+    let hops = 0;
+    let failedPings = 0;
+    for (const { at, op, node, key = '', outcome } of run.history.operations) {
+      if (!during(at) || op !== 'exchange' || node === IDS[0] || node === undefined || /\/leader \d+$/.test(key)) continue;
+      if (outcome === 'error') failedPings++;
+      const nonce = key.slice(key.lastIndexOf(' ') + 1);
+      if (last.has(node) && last.get(node) !== nonce) hops++;
+      last.set(node, nonce);
+    }
+    const busy = load(run, SLOW_FROM + 2 * T, SLOW_FROM + SLOW_FOR);
+    const healthy = load(run, SLOW_FROM - 10 * T, SLOW_FROM);
+    const measured = `${hops} id key hops, ${failedPings} PINGs failed, role updates ${roles.map((e) => `${e.node} ${(e.update as { role: string }).role}`).join(', ') || 'none'}, ${removedLate.length} members removed after 2T; per member per interval: healthy ${healthy.toFixed(2)}, busy ${busy.toFixed(2)}`;
+    // The fault reached the followers: some of their PINGs found no connection in time.
+    expect(failedPings, measured).toBeGreaterThan(0);
+    expect(hops, measured).toBe(0);
+    expect(roles, measured).toEqual([]);
+    expect(removedLate, measured).toEqual([]);
+    expect(busy, measured).toBeLessThan(1.1 * healthy);
+    expect(checkRun(run).violations).toEqual([]);
+  }, 120_000);
+});

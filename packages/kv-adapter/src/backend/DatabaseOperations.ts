@@ -113,7 +113,7 @@ export class DatabaseOperations {
     const work = async (deadline: AbortSignal): Promise<T> => {
       if (key !== undefined) checkKey(key, o.limits);
       // Rejects only when the deadline passed first: the operation times out, never sent.
-      const release = await this.#gate.acquire(deadline);
+      const release = await this.#gate.acquire(deadline, options?.urgent === true);
       try {
         try {
           return await run(deadline);

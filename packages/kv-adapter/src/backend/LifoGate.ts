@@ -1,9 +1,14 @@
 import { abortReason } from '../clock/Clock.js';
+import { markQueued } from '../errors.js';
+import { WaitLanes } from './WaitLanes.js';
 
 /**
  * At most `size` operations hold a connection at once; the others wait here, and a freed place
  * goes to the newest waiter (an adaptive LIFO, as in Facebook's "Fail at Scale"). A waiter whose
- * signal aborts (its deadline) leaves unserved.
+ * signal aborts (its deadline) leaves unserved. A timeout of an operation that waited, never sent
+ * or sent after its wait, is marked `queued` (`StoreUnavailableError.queued`). Urgent operations
+ * (`KVOperationOptions.urgent`: a leader's lease renewal) wait in a lane of their own, served
+ * before the others, newest first too.
  *
  * A driver's pool queues the operations that find every connection busy first come, first served
  * (pg's and mysql2's both do). On a store that answers slower than operations come, every
@@ -16,8 +21,8 @@ import { abortReason } from '../clock/Clock.js';
 export class LifoGate {
   readonly #size: number;
   #held = 0;
-  /** The waiters, oldest first: a freed place goes to the last. */
-  readonly #waiters: (() => void)[] = [];
+  /** A freed place goes to the newest urgent waiter, else to the newest. */
+  readonly #waiters = new WaitLanes<() => void>();
 
   /** `size`: how many may hold the gate at once (the pool's size). */
   constructor(size: number) {
@@ -26,27 +31,36 @@ export class LifoGate {
 
   /** How many wait for a place. */
   get waiting(): number {
-    return this.#waiters.length;
+    return this.#waiters.size;
   }
 
   /**
    * Resolves with the function that gives the place back (call it once, when the operation is
-   * done) once a place is free; rejects with the signal's reason if `signal` aborts first.
+   * done) once a place is free; rejects with the signal's reason if `signal` aborts first. An
+   * `urgent` waiter is served before every waiter that is not.
    */
-  acquire(signal?: AbortSignal): Promise<() => void> {
+  acquire(signal?: AbortSignal, urgent = false): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     if (this.#held < this.#size) return Promise.resolve(this.#take());
     return new Promise<() => void>((resolve, reject) => {
+      // The deadline passes while the operation waits (never sent), or while it is out after a
+      // wait: either way it is this client's queue, not the key (`StoreUnavailableError.queued`).
+      const queued = (): void => markQueued(signal!.reason);
       const serve = (): void => {
         signal?.removeEventListener('abort', leave);
-        resolve(this.#take());
+        signal?.addEventListener('abort', queued, { once: true });
+        const release = this.#take();
+        resolve(() => {
+          signal?.removeEventListener('abort', queued);
+          release();
+        });
       };
       const leave = (): void => {
-        const at = this.#waiters.lastIndexOf(serve);
-        if (at !== -1) this.#waiters.splice(at, 1);
+        this.#waiters.remove(serve);
+        queued();
         reject(abortReason(signal!));
       };
-      this.#waiters.push(serve);
+      this.#waiters.add(serve, urgent);
       signal?.addEventListener('abort', leave, { once: true });
     });
   }
@@ -58,8 +72,11 @@ export class LifoGate {
       if (released) return;
       released = true;
       this.#held--;
-      // The newest waiter takes the place at once (its promise resolves in a later turn).
-      this.#waiters.pop()?.();
+      // The newest waiter takes the place at once, an urgent one first (its promise resolves in a later turn).
+      const next = this.#waiters.next();
+      if (next === undefined) return;
+      this.#waiters.remove(next);
+      next();
     };
   }
 }

@@ -11,7 +11,7 @@ import {
   ValueTooLargeError,
 } from '../errors.js';
 import { byteRange, decode, encode, firstKv, prefixEnd, type EtcdKeyValue } from './codec.js';
-import { EtcdRejection, EtcdTransport } from './EtcdTransport.js';
+import { EtcdRejection, EtcdTransport, type CallOptions } from './EtcdTransport.js';
 import { resolveEtcdSettings, type EtcdSettings } from './resolveEtcdSettings.js';
 import type {
   CompareAndSetOptions,
@@ -201,24 +201,24 @@ export class EtcdKV implements KV {
   }
 
   get(key: string, options?: KVOperationOptions): Promise<string | null> {
-    return this.#op('get', key, options, async (at, signal) => {
-      const reply = await this.#call('get', '/v3/kv/range', { key: this.#key(key) }, false, at, signal);
+    return this.#op('get', key, options, async (at, call) => {
+      const reply = await this.#call('get', '/v3/kv/range', { key: this.#key(key) }, false, at, call);
       return this.#value(key, firstKv(reply));
     });
   }
 
   set(key: string, value: string, options?: SetOptions): Promise<void> {
-    return this.#op('set', key, options, async (at, signal) => {
+    return this.#op('set', key, options, async (at, call) => {
       checkValue(key, value, this.#settings.limits);
-      await this.#withLease(options?.ttlMs, at, signal, (lease) =>
-        this.#call('set', '/v3/kv/put', { key: this.#key(key), value: encode(value), ...(lease && { lease }) }, true, at, signal),
+      await this.#withLease(options?.ttlMs, at, call, (lease) =>
+        this.#call('set', '/v3/kv/put', { key: this.#key(key), value: encode(value), ...(lease && { lease }) }, true, at, call),
       );
     });
   }
 
   delete(key: string, options?: KVOperationOptions): Promise<boolean> {
-    return this.#op('delete', key, options, async (at, signal) => {
-      const reply = await this.#call('delete', '/v3/kv/deleterange', { key: this.#key(key) }, true, at, signal);
+    return this.#op('delete', key, options, async (at, call) => {
+      const reply = await this.#call('delete', '/v3/kv/deleterange', { key: this.#key(key) }, true, at, call);
       return Number(reply?.deleted ?? 0) > 0;
     });
   }
@@ -240,31 +240,31 @@ export class EtcdKV implements KV {
 
   take(key: string, options?: KVOperationOptions): Promise<string | null> {
     // A value over the limit is deleted all the same, then reported as too large.
-    return this.#op('take', key, options, async (at, signal) => {
-      const reply = await this.#call('take', '/v3/kv/deleterange', { key: this.#key(key), prev_kv: true }, true, at, signal);
+    return this.#op('take', key, options, async (at, call) => {
+      const reply = await this.#call('take', '/v3/kv/deleterange', { key: this.#key(key), prev_kv: true }, true, at, call);
       return this.#value(key, reply?.prev_kvs?.[0]);
     });
   }
 
   getRange(key: string, start: number, end: number, options?: KVOperationOptions): Promise<string> {
-    return this.#op('getRange', key, options, async (at, signal) => {
+    return this.#op('getRange', key, options, async (at, call) => {
       checkRange(start, end);
-      const reply = await this.#call('getRange', '/v3/kv/range', { key: this.#key(key) }, false, at, signal);
+      const reply = await this.#call('getRange', '/v3/kv/range', { key: this.#key(key) }, false, at, call);
       return byteRange(this.#value(key, firstKv(reply)), start, end);
     });
   }
 
   exchange(key: string, value: string, options?: KVOperationOptions): Promise<string | null> {
-    return this.#op('exchange', key, options, async (at, signal) => {
+    return this.#op('exchange', key, options, async (at, call) => {
       checkValue(key, value, this.#settings.limits);
       // The write stays applied even when the value it replaced is reported as too large.
-      const reply = await this.#call('exchange', '/v3/kv/put', { key: this.#key(key), value: encode(value), prev_kv: true }, true, at, signal);
+      const reply = await this.#call('exchange', '/v3/kv/put', { key: this.#key(key), value: encode(value), prev_kv: true }, true, at, call);
       return this.#value(key, reply?.prev_kv);
     });
   }
 
   compareAndSet(key: string, expected: string | null, value: string, options?: CompareAndSetOptions): Promise<CompareAndSetResult> {
-    return this.#op('compareAndSet', key, options, async (at, signal) => {
+    return this.#op('compareAndSet', key, options, async (at, call) => {
       checkValue(key, value, this.#settings.limits);
       if (expected !== null && typeof expected !== 'string') {
         throw new InvalidValueError(key, `expected \`expected\` to be a string or null, got ${typeof expected}`);
@@ -273,7 +273,7 @@ export class EtcdKV implements KV {
       if (token !== undefined && typeof token !== 'string') throw new ConfigError('stampToken', token, 'Expected `stampToken` to be a string');
       if (token) throw new UnsupportedOperationError('compareAndSet with stampToken (etcd has no clock)', this.name);
       const k = this.#key(key);
-      return this.#withLease(options?.ttlMs, at, signal, async (lease) => {
+      return this.#withLease(options?.ttlMs, at, call, async (lease) => {
         const put = { request_put: { key: k, value: encode(value), ...(lease && { lease }) } };
         const read = { request_range: { key: k } };
         let txn: object;
@@ -291,7 +291,7 @@ export class EtcdKV implements KV {
             failure: [{ request_txn: equal }],
           };
         }
-        const reply = await this.#call('compareAndSet', '/v3/kv/txn', txn, true, at, signal);
+        const reply = await this.#call('compareAndSet', '/v3/kv/txn', txn, true, at, call);
         const inner = reply?.responses?.[0]?.response_txn;
         if (reply?.succeeded === true || inner?.succeeded === true) return { swapped: true, current: value };
         const range = (inner ?? reply)?.responses?.[0]?.response_range;
@@ -323,13 +323,13 @@ export class EtcdKV implements KV {
     return this.close();
   }
 
-  #op<T>(what: string, key: string, options: KVOperationOptions | undefined, run: (deadlineAt: number, signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+  #op<T>(what: string, key: string, options: KVOperationOptions | undefined, run: (deadlineAt: number, call: CallOptions) => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(new KVClosedError(this.name));
     const signal = options?.signal;
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const work = (async (): Promise<T> => {
       checkKey(key, this.#settings.limits);
-      return run(this.#settings.clock.now() + this.#settings.commandTimeoutMs, signal);
+      return run(this.#settings.clock.now() + this.#settings.commandTimeoutMs, { ...(signal && { signal }), ...(options?.urgent === true && { urgent: true }) });
     })();
     return raceSignal(
       work.catch((error: unknown) => {
@@ -341,8 +341,8 @@ export class EtcdKV implements KV {
     );
   }
 
-  #call(what: string, path: string, body: object, write: boolean, deadlineAt: number, signal: AbortSignal | undefined): Promise<any> {
-    return this.#transport.send({ path, body, write, deadlineAt, what, ...(signal && { signal }) });
+  #call(what: string, path: string, body: object, write: boolean, deadlineAt: number, call: CallOptions): Promise<any> {
+    return this.#transport.send({ path, body, write, deadlineAt, what, ...call });
   }
 
   #key(key: string): string {
@@ -357,11 +357,11 @@ export class EtcdKV implements KV {
   }
 
   /** Runs `write` with a lease for `ttlMs` (none without), granting a fresh one when etcd lost it. */
-  async #withLease<T>(ttlMs: number | undefined, at: number, signal: AbortSignal | undefined, write: (lease: string | undefined) => Promise<T>): Promise<T> {
+  async #withLease<T>(ttlMs: number | undefined, at: number, call: CallOptions, write: (lease: string | undefined) => Promise<T>): Promise<T> {
     if (ttlMs === undefined) return write(undefined);
     if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0) throw new ConfigError('ttlMs', ttlMs, 'Expected `ttlMs` to be a positive number');
     for (let attempt = 0; ; attempt++) {
-      const lease = await this.#lease(ttlMs, at, signal);
+      const lease = await this.#lease(ttlMs, at, call);
       try {
         return await write(lease);
       } catch (error) {
@@ -376,7 +376,7 @@ export class EtcdKV implements KV {
   }
 
   /** A lease that expires no sooner than `ttlMs` from now: a cached one, or a fresh grant. */
-  async #lease(ttlMs: number, at: number, signal: AbortSignal | undefined): Promise<string> {
+  async #lease(ttlMs: number, at: number, call: CallOptions): Promise<string> {
     const seconds = Math.ceil(ttlMs / 1000);
     const cached = this.#leases.get(seconds);
     const { clock } = this.#settings;
@@ -385,7 +385,7 @@ export class EtcdKV implements KV {
     const lease: Lease = {
       // Until the grant answers, later writes wait for it rather than granting their own.
       expiresAt: Number.POSITIVE_INFINITY,
-      ready: this.#call('lease grant', '/v3/lease/grant', { TTL: seconds }, false, at, signal).then((reply: { ID?: string; TTL?: string }) => {
+      ready: this.#call('lease grant', '/v3/lease/grant', { TTL: seconds }, false, at, call).then((reply: { ID?: string; TTL?: string }) => {
         if (typeof reply?.ID !== 'string') throw new StoreUnavailableError(`lease grant (${this.#settings.target}): no lease in the reply`);
         lease.expiresAt = sentAt + Number(reply.TTL ?? seconds) * 1000;
         return reply.ID;
@@ -443,7 +443,7 @@ export class EtcdKV implements KV {
             : { key: k, target: 'MOD', result: 'EQUAL', mod_revision: current.revision };
         // On an existing key, `ignore_lease` keeps its lease, as Redis APPEND keeps a TTL.
         const put = { key: k, value: encode(next), ...(current !== null && { ignore_lease: true }) };
-        const reply = await this.#call('append', '/v3/kv/txn', { compare: [compare], success: [{ request_put: put }], failure: [{ request_range: { key: k } }] }, true, deadlineAt, undefined);
+        const reply = await this.#call('append', '/v3/kv/txn', { compare: [compare], success: [{ request_put: put }], failure: [{ request_range: { key: k } }] }, true, deadlineAt, {});
         if (reply?.succeeded === true) {
           let length = Buffer.byteLength(base);
           for (const entry of batch) {

@@ -2,7 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { ConnectionOptions } from 'node:tls';
 import type { Clock, Timer } from '../clock/Clock.js';
-import { KVClosedError, StoreAccessError, StoreUnavailableError } from '../errors.js';
+import { KVClosedError, markQueued, StoreAccessError, StoreUnavailableError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { accessDenied } from '../backend/accessDenied.js';
 import { MemberConnections } from './MemberConnections.js';
@@ -39,7 +39,12 @@ export interface EtcdCall {
   /** For error messages: `get`, `append`, … */
   readonly what: string;
   readonly signal?: AbortSignal;
+  /** Woken before the other requests waiting for a connection (`KVOperationOptions.urgent`). */
+  readonly urgent?: boolean;
 }
+
+/** What a call carries of its operation's options. */
+export type CallOptions = Pick<EtcdCall, 'signal' | 'urgent'>;
 
 /** An error reply of the gateway: `{ error, message, code }` with an HTTP status. */
 export class EtcdReplyError extends Error {
@@ -68,7 +73,8 @@ export interface EtcdTransportOptions {
   readonly maxSockets: number;
 }
 
-type Outcome = { readonly ok: true; readonly body: any } | { readonly ok: false; readonly sent: boolean; readonly error: unknown; readonly timedOut: boolean };
+/** `queued`: the request had waited for a connection before it was sent (see `StoreUnavailableError.queued`). */
+type Outcome = { readonly ok: true; readonly body: any } | { readonly ok: false; readonly sent: boolean; readonly error: unknown; readonly timedOut: boolean; readonly queued?: boolean };
 
 /**
  * The HTTP side of EtcdKV: JSON requests to etcd's v3 gateway (`POST /v3/…`), over keep-alive
@@ -198,6 +204,7 @@ export class EtcdTransport {
     const endpoint = this.#o.endpoints[index]!;
     const member = this.#members[index]!;
     const { clock } = this.#o;
+    let waited = false;
     while (!member.tryAcquire()) {
       if (call.signal?.aborted) return { ok: false, sent: false, error: call.signal.reason, timedOut: false };
       const left = call.deadlineAt - clock.now() - MIN_TRY_MS;
@@ -214,13 +221,15 @@ export class EtcdTransport {
       }
       // Until a new connection may open, within the deadline; a connection freed by a late answer
       // wakes us sooner.
-      await member.wait(Math.min(member.waitMs || left, left), call.signal);
+      waited = true;
+      await member.wait(Math.min(member.waitMs || left, left), call.signal, call.urgent === true);
     }
     // Sent in this turn of the event loop: the connection tryAcquire counted on is still there.
-    return this.#send(endpoint, member, call, token, Math.max(1, call.deadlineAt - clock.now()));
+    return this.#send(endpoint, member, call, token, Math.max(1, call.deadlineAt - clock.now()), waited);
   }
 
-  #send(endpoint: EtcdEndpoint, member: MemberConnections, call: EtcdCall, token: string | undefined, timeoutMs: number): Promise<Outcome> {
+  /** `queued`: the request waited for a connection first; a deadline that passes while it is out says so. */
+  #send(endpoint: EtcdEndpoint, member: MemberConnections, call: EtcdCall, token: string | undefined, timeoutMs: number, queued: boolean): Promise<Outcome> {
     return new Promise<Outcome>((resolve) => {
       const payload = Buffer.from(JSON.stringify(call.body));
       let sent = false;
@@ -278,10 +287,11 @@ export class EtcdTransport {
       request.on('finish', () => (sent = true));
       request.on('close', () => abandoned?.cancel());
       const timer = this.#o.clock.setTimer(() => {
-        finish({ ok: false, sent, error: new Error(`no answer from ${address(endpoint)} within ${Math.round(timeoutMs)} ms`), timedOut: true });
+        finish({ ok: false, sent, error: new Error(`no answer from ${address(endpoint)} within ${Math.round(timeoutMs)} ms`), timedOut: true, queued });
         abandon();
       }, timeoutMs);
       const onAbort = (): void => {
+        if (queued) markQueued(call.signal!.reason);
         finish({ ok: false, sent: true, error: call.signal!.reason, timedOut: false });
         abandon();
       };
@@ -309,7 +319,9 @@ export class EtcdTransport {
     if (denied !== undefined) return new StoreAccessError(`${what}: ${denied}`, { cause });
     const timedOut = outcome?.ok === false && outcome.timedOut;
     const ambiguous = outcome?.ok === false && outcome.sent && call.write ? ' (the write may have been applied; it was not sent again)' : '';
-    return new StoreUnavailableError(`${what}: ${describe(cause)}${ambiguous}`, { cause, timedOut });
+    // A deadline that passed while the request waited for a connection (never sent), or after it.
+    const queued = outcome?.ok === false && (outcome.queued === true || !outcome.sent);
+    return new StoreUnavailableError(`${what}: ${describe(cause)}${ambiguous}`, { cause, timedOut, queued });
   }
 }
 

@@ -5,6 +5,8 @@ import type { Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import type { Clock, Timer } from '../clock/Clock.js';
 import { ConnectBackOff } from '../backend/ConnectBackOff.js';
+import { markQueued } from '../errors.js';
+import { WaitLanes } from '../backend/WaitLanes.js';
 
 /** Options of {@link MemberConnections}. */
 export interface MemberConnectionsOptions {
@@ -42,8 +44,8 @@ export class MemberConnections {
   readonly #clock: Clock;
   readonly #maxSockets: number;
   readonly #backOff: ConnectBackOff;
-  /** The requests waiting for a connection, oldest first: a freed connection goes to the last. */
-  readonly #waiters: (() => void)[] = [];
+  /** The requests waiting for a connection: a freed one goes to the newest (urgent ones first). */
+  readonly #waiters = new WaitLanes<() => void>();
   #lastFailure: unknown;
   #destroyed = false;
 
@@ -79,21 +81,25 @@ export class MemberConnections {
   }
 
   /**
-   * Resolves when a connection is freed for this waiter (the newest waiter gets it), after `ms`,
-   * or when `signal` aborts, whichever comes first.
+   * Resolves when a connection is freed for this waiter (the newest waiter gets it, an `urgent` one
+   * before the others), after `ms`, or when `signal` aborts, whichever comes first.
    */
-  wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  wait(ms: number, signal: AbortSignal | undefined, urgent = false): Promise<void> {
     return new Promise<void>((resolve) => {
       let timer: Timer | undefined;
       const done = (): void => {
         timer?.cancel();
-        const at = this.#waiters.lastIndexOf(done);
-        if (at !== -1) this.#waiters.splice(at, 1);
-        signal?.removeEventListener('abort', done);
+        this.#waiters.remove(done);
+        signal?.removeEventListener('abort', aborted);
         resolve();
       };
-      this.#waiters.push(done);
-      signal?.addEventListener('abort', done, { once: true });
+      const aborted = (): void => {
+        // The caller's deadline passed with the request still here: it is never sent.
+        markQueued(signal!.reason);
+        done();
+      };
+      this.#waiters.add(done, urgent);
+      signal?.addEventListener('abort', aborted, { once: true });
       timer = this.#clock.setTimer(done, ms);
     });
   }
@@ -118,7 +124,7 @@ export class MemberConnections {
   destroy(): void {
     this.#destroyed = true;
     this.agent.destroy();
-    for (const waiter of [...this.#waiters]) waiter();
+    for (const waiter of this.#waiters.all()) waiter();
   }
 
   /**
@@ -137,7 +143,7 @@ export class MemberConnections {
 
   /** Hands a freed connection to the newest waiter, which takes it in its next turn. */
   #wakeNewest(): void {
-    this.#waiters.at(-1)?.();
+    this.#waiters.next()?.();
   }
 }
 

@@ -186,7 +186,7 @@ export class FaultyKV implements KV {
       if (plan.connections !== undefined) {
         const pool = plan.connections;
         fault = pool.fault;
-        release = await takeConnection(clock, pool, signal);
+        release = await takeConnection(clock, pool, signal, options?.urgent === true);
       }
       // Sent: what follows happens whether or not the caller still waits.
       if ((plan.connections?.serviceMs ?? 0) > 0) await sleep(clock, plan.connections!.serviceMs);
@@ -239,14 +239,25 @@ function withoutSignal<O extends KVOperationOptions>(options: O | undefined): O 
   return rest as O;
 }
 
-/** A connection of `pool`, within its `maxWaitMs` (then `StoreUnavailableError`) or until `signal` aborts. */
-async function takeConnection(clock: Clock, pool: NonNullable<Plan['connections']>, signal: AbortSignal | undefined): Promise<() => void> {
-  if (pool.maxWaitMs === Infinity) return pool.gate.acquire(signal);
-  const wait = deadline(clock, pool.maxWaitMs, signal, () => new StoreUnavailableError(`injected: no connection free within ${pool.maxWaitMs} ms (${pool.fault})`));
+/**
+ * A connection of `pool` (in the urgent lane for an `urgent` operation), within its `maxWaitMs` or until `signal` aborts: then the operation is
+ * never sent, and its timeout says so (`StoreUnavailableError.queued`, marked by the gate, as are
+ * the caller's timeouts of an operation sent after a wait): the store's command timeout after
+ * `maxWaitMs`, as a database store's, or the caller's.
+ */
+async function takeConnection(clock: Clock, pool: NonNullable<Plan['connections']>, signal: AbortSignal | undefined, urgent: boolean): Promise<() => void> {
+  if (pool.maxWaitMs === Infinity) return pool.gate.acquire(signal, urgent);
+  const wait = deadline(clock, pool.maxWaitMs, signal, () => new StoreUnavailableError(`injected: no connection free within ${pool.maxWaitMs} ms (${pool.fault})`, { timedOut: true }));
   try {
-    return await pool.gate.acquire(wait.signal);
-  } finally {
+    const release = await pool.gate.acquire(wait.signal, urgent);
+    // Kept until the connection is given back: the caller's abort reaches the gate through it.
+    return () => {
+      wait.dispose();
+      release();
+    };
+  } catch (error) {
     wait.dispose();
+    throw error;
   }
 }
 
