@@ -112,8 +112,10 @@ export class DatabaseOperations {
     if (signal?.aborted) return Promise.reject(abortReason(signal));
     const work = async (deadline: AbortSignal): Promise<T> => {
       if (key !== undefined) checkKey(key, o.limits);
-      // Rejects only when the deadline passed first: the operation times out, never sent.
-      const release = await this.#gate.acquire(deadline, options?.urgent === true);
+      // Rejects only when the deadline passed first, or the caller gave up: the operation times
+      // out, never sent, and its timeout says so (`queued`).
+      const wait = signal === undefined ? deadline : AbortSignal.any([deadline, signal]);
+      const release = await this.#gate.acquire(wait, options?.urgent === true);
       try {
         try {
           return await run(deadline);
@@ -136,7 +138,9 @@ export class DatabaseOperations {
         return result;
       },
       (error: unknown) => {
-        if (StoreUnavailableError.is(error)) this.#noteReachable(false, error);
+        // A timeout of an operation that waited for a connection is this client's queue: it says
+        // nothing of the server, and opens no gap in the connections (`ConnectBackOff`).
+        if (StoreUnavailableError.is(error) && !error.queued) this.#noteReachable(false, error);
         throw error;
       },
     );

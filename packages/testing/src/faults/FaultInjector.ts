@@ -232,9 +232,10 @@ export class FaultInjector {
    * A client whose pool holds `size` connections: at most `size` matching operations are out at
    * once, each holding its connection `serviceMs` before the store applies it and until its answer
    * comes back; the others wait for a connection, and a freed one goes to the newest waiter (the
-   * adaptive LIFO of Roster's database stores, `LifoGate`). A waiter whose caller's signal aborts
-   * leaves unsent; one still waiting after `maxWaitMs` is refused, never sent
-   * (`StoreUnavailableError`). A burst of operations larger than the pool serves in `maxWaitMs` is
+   * adaptive LIFO of Roster's database stores, `LifoGate`; `urgent` operations first). A waiter
+   * whose caller's signal aborts leaves unsent; one still waiting after `maxWaitMs` is refused,
+   * never sent (`StoreUnavailableError`, timed out); either timeout, and the caller's of one sent
+   * after a wait, is marked `queued`. A burst of operations larger than the pool serves in `maxWaitMs` is
    * how a busy client process looks to the store: some operations of every burst fail, and which
    * ones depends on the order they were issued in. Limited to one node, it is that node's pool.
    */

@@ -240,10 +240,11 @@ function withoutSignal<O extends KVOperationOptions>(options: O | undefined): O 
 }
 
 /**
- * A connection of `pool` (in the urgent lane for an `urgent` operation), within its `maxWaitMs` or until `signal` aborts: then the operation is
- * never sent, and its timeout says so (`StoreUnavailableError.queued`, marked by the gate, as are
- * the caller's timeouts of an operation sent after a wait): the store's command timeout after
- * `maxWaitMs`, as a database store's, or the caller's.
+ * A connection of `pool` (in its urgent lane for an `urgent` operation), within its `maxWaitMs` or
+ * until `signal` aborts: then the operation is never sent, and its timeout says so
+ * (`StoreUnavailableError.queued`, marked by the gate, as are the caller's timeouts of an
+ * operation sent after a wait): the store's command timeout after `maxWaitMs`, as a database
+ * store's, or the caller's.
  */
 async function takeConnection(clock: Clock, pool: NonNullable<Plan['connections']>, signal: AbortSignal | undefined, urgent: boolean): Promise<() => void> {
   if (pool.maxWaitMs === Infinity) return pool.gate.acquire(signal, urgent);
