@@ -72,7 +72,8 @@ export class LifoGate {
       if (released) return;
       released = true;
       this.#held--;
-      // The newest waiter takes the place at once, an urgent one first (its promise resolves in a later turn).
+      // The newest waiter takes the place at once, an urgent one first (its promise resolves in a
+      // later turn).
       const next = this.#waiters.next();
       if (next === undefined) return;
       this.#waiters.remove(next);
