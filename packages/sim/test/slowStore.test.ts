@@ -186,12 +186,13 @@ describe('a group whose members share one client, its pool busy', () => {
   //   (`CompoundKey.holdsOn`). A follower that moved its id key on it sent the leader's PONG worker
   //   looking for it at the other nonces: more operations for the same pool. Without the rule (the
   //   mutant queued-timeouts-move), ids hopped hundreds of times, the group asked 5.1 commands per
-  //   member per interval (3.46 healthy), the leader dropped 963 live members from its list, and
+  //   member per interval (3.46 healthy), subscribers were told of 963 removals of live members, and
   //   leadership changed 10 times (8 × 8 ms).
   // - The leader's read and write of its lease renewal are `urgent`: served before the PINGs and
   //   PONGs waiting for the same pool. Without (the mutant lease-read-not-urgent), its read waited
   //   behind them, and its lease lapsed (`candidate`, then `revalidated`).
-  // The first T of the fault, before the nodes back off, still drops a few members (20 to 30).
+  // In the first T of the fault, before the nodes back off, 0 to 30 `members` updates still
+  // remove a live member.
   it.each([
     [8, 8],
     [16, 16],
