@@ -22,6 +22,21 @@ function slowStore(): Scenario {
   return group({ at: SLOW_FROM, do: 'latency', minMs: 60, maxMs: 120, forMs: SLOW_FOR, mode: 'apply-then-delay' }, 7);
 }
 
+/** Whether `at` falls within the fault (from `SLOW_FROM`, for `SLOW_FOR`). */
+function duringFault(at: number): boolean {
+  return at >= SLOW_FROM && at < SLOW_FROM + SLOW_FOR;
+}
+
+/** The updates subscribers received during the fault. */
+function updatesDuringFault(run: Run) {
+  return run.history.entries.flatMap((e) => (e.kind === 'update' && duringFault(e.at) ? [{ at: e.at, node: e.node, update: e.update }] : []));
+}
+
+/** The members subscribers were told were removed, once the nodes had 2T of the fault to settle in. */
+function removedAfterSettling(updates: ReturnType<typeof updatesDuringFault>): string[] {
+  return updates.flatMap((e) => (e.update.type === 'members' && e.at >= SLOW_FROM + 2 * T ? e.update.removed : []));
+}
+
 /** Store commands issued from `from` to `to` (those `which` selects), per member per interval. */
 function load(run: Run, from: number, to: number, which: (c: Run['costs'][number]) => boolean = () => true): number {
   return run.costs.filter((c) => c.at >= from && c.at < to && which(c)).length / N / ((to - from) / I);
@@ -110,13 +125,12 @@ describe('a store slow as a whole, some replies past the operation timeout', () 
   // for T.
   it.each([1, 2, 3, 4])('seed %i: the leader stays at its nonce, and leadership changes at most twice', async (seed) => {
     const run = await runScenario(straddling(seed, 20, 60), { recordOperations: false });
-    const during = (at: number): boolean => at >= SLOW_FROM && at < SLOW_FROM + SLOW_FOR;
     // What subscribers are told: each election is a `role` update to `leader` other than a re-validation.
-    const elections = run.history.entries.filter((e) => e.kind === 'update' && during(e.at) && e.update.type === 'role' && e.update.role === 'leader' && e.update.reason !== 'revalidated');
+    const elections = run.history.entries.filter((e) => e.kind === 'update' && duringFault(e.at) && e.update.type === 'role' && e.update.role === 'leader' && e.update.reason !== 'revalidated');
     // The nonces each leader wrote its publications at, in order.
     const hops = new Map<string, { at: string; hops: number }>();
     for (const c of run.costs) {
-      if (!during(c.at) || c.role !== 'leader' || c.op !== 'compareAndSet' || !/\/leader \d+$/.test(c.key)) continue;
+      if (!duringFault(c.at) || c.role !== 'leader' || c.op !== 'compareAndSet' || !/\/leader \d+$/.test(c.key)) continue;
       const nonce = c.key.slice(c.key.lastIndexOf(' ') + 1);
       const last = hops.get(c.incarnation);
       hops.set(c.incarnation, { at: nonce, hops: (last?.hops ?? 0) + (last !== undefined && last.at !== nonce ? 1 : 0) });
@@ -155,12 +169,11 @@ describe("a leader whose client cannot send its whole PONG round within the oper
     [8, 24],
   ])('a pool of %i × %i ms: no follower stands, and the leader drops no live member', async (size, serviceMs) => {
     const run = await runScenario(busyLeaderClient(size, serviceMs));
-    const during = (at: number): boolean => at >= SLOW_FROM && at < SLOW_FROM + SLOW_FOR;
-    const updates = run.history.entries.flatMap((e) => (e.kind === 'update' && during(e.at) ? [{ at: e.at, node: e.node, update: e.update }] : []));
+    const updates = updatesDuringFault(run);
     const stands = updates.filter((e) => e.update.type === 'role' && e.update.role === 'candidate' && e.update.previous === 'follower');
     // What every subscriber is told of the members, once the leader's round has settled in (2T).
-    const removed = updates.flatMap((e) => (e.update.type === 'members' && e.at >= SLOW_FROM + 2 * T ? e.update.removed : []));
-    const failedPongs = run.history.operations.filter((o) => o.node === 'm00' && during(o.at) && o.op === 'exchange' && o.outcome === 'error').length;
+    const removed = removedAfterSettling(updates);
+    const failedPongs = run.history.operations.filter((o) => o.node === 'm00' && duringFault(o.at) && o.op === 'exchange' && o.outcome === 'error').length;
     const measured = `${stands.length} stands (${stands.map((e) => `${e.node} ${(e.update as { reason: string }).reason}`).join(', ')}); removed ${removed.join(', ') || 'none'}; ${failedPongs} PONGs failed`;
     // The fault reached the leader: some of its PONGs found no connection in time.
     expect(failedPongs, measured).toBeGreaterThan(0);
@@ -199,16 +212,15 @@ describe('a group whose members share one client, its pool busy', () => {
     [4, 4],
   ])('a pool of %i × %i ms: no id key moves on a PING that waited for a connection, no role changes, and no live member is dropped once the nodes back off', async (size, serviceMs) => {
     const run = await runScenario(sharedPool(size, serviceMs));
-    const during = (at: number): boolean => at >= SLOW_FROM && at < SLOW_FROM + SLOW_FOR;
-    const updates = run.history.entries.flatMap((e) => (e.kind === 'update' && during(e.at) ? [{ at: e.at, node: e.node, update: e.update }] : []));
+    const updates = updatesDuringFault(run);
     const roles = updates.filter((e) => e.update.type === 'role');
-    const removedLate = updates.flatMap((e) => (e.update.type === 'members' && e.at >= SLOW_FROM + 2 * T ? e.update.removed : []));
+    const removedLate = removedAfterSettling(updates);
     // Each follower's PINGs, in order: a hop is a PING at another nonce of its id key than the one before.
     const last = new Map<string, string>();
     let hops = 0;
     let failedPings = 0;
     for (const { at, op, node, key = '', outcome } of run.history.operations) {
-      if (!during(at) || op !== 'exchange' || node === IDS[0] || node === undefined || /\/leader \d+$/.test(key)) continue;
+      if (!duringFault(at) || op !== 'exchange' || node === IDS[0] || node === undefined || /\/leader \d+$/.test(key)) continue;
       if (outcome === 'error') failedPings++;
       const nonce = key.slice(key.lastIndexOf(' ') + 1);
       if (last.has(node) && last.get(node) !== nonce) hops++;
