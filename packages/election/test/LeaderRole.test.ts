@@ -5,6 +5,8 @@ import { LeaderRole } from '../src/LeaderRole.js';
 import { NodeStats } from '../src/NodeStats.js';
 import { KeyUnavailableError, type KV } from '@roster/kv-adapter';
 import { Pace } from '@roster/follower/internal';
+import { FaultInjector } from '@roster/testing';
+import { withDeadline } from '@roster/kv-adapter/internal';
 import { WindowFixture, broadcast } from './support/window.js';
 
 const R = 250; // the renew deadline: T/2 with T = 500
@@ -13,7 +15,7 @@ const R = 250; // the renew deadline: T/2 with T = 500
  * A leader `me` at era 1, nonce 0, whose claim is in the store, on a fresh fixture; `kv` wraps the
  * store the leader writes through.
  */
-async function leader(options: { inherited?: { id: string; weight: number }[]; kv?: (kv: KV) => KV } = {}) {
+async function leader(options: { inherited?: { id: string; weight: number }[]; kv?: (kv: KV, f: WindowFixture) => KV } = {}) {
   const f = new WindowFixture();
   const claim = broadcast('me', 1, 0, 0);
   const raw = await f.put(claim);
@@ -22,7 +24,7 @@ async function leader(options: { inherited?: { id: string; weight: number }[]; k
   const config = f.config('me');
   const role = new LeaderRole({
     host: {
-      config: options.kv ? { ...config, kv: options.kv(config.kv) } : config,
+      config: options.kv ? { ...config, kv: options.kv(config.kv, f) } : config,
       keys: f.keys,
       leaderKey: f.keys.leader(),
       stats: new NodeStats(),
@@ -80,6 +82,53 @@ describe('LeaderRole: what a node holds while it leads', () => {
     expect(role.holdsLease(100 + R - 1)).toBe(true);
     expect(role.holdsLease(100 + R)).toBe(false);
     await role.end('stopped');
+  });
+
+  it("its publications and beats go before the other operations waiting for its client's one connection (urgent): on a client busier than its pool, Version still moves at every beat", async () => {
+    let faults: FaultInjector | undefined;
+    let busy: KV | undefined;
+    const { f, role } = await leader({
+      kv: (kv, fixture) => {
+        faults = new FaultInjector({ clock: fixture.clock, seed: 1, logCapacity: 10_000 });
+        busy = faults.view(kv, 'me');
+        return busy;
+      },
+    });
+    // One connection, each operation holding it 7 ms, and the members sharing the client asking
+    // for one every millisecond, each giving up after 40 ms: the newest waiter goes first, so an
+    // operation that is not urgent waits until it gives up.
+    faults!.connections({ node: 'me', size: 1, serviceMs: 7 });
+    let flooding = true;
+    let others = 0;
+    let othersFailed = 0;
+    const flood = (): void => {
+      if (!flooding) return;
+      others++;
+      withDeadline(f.clock, 40, 'other', (signal) => busy!.get('other', { signal })).catch(() => othersFailed++);
+      f.clock.setTimer(flood, 1);
+    };
+    flood();
+    role.start(0);
+    const versions: number[] = [];
+    for (let cycle = 1; cycle <= 10; cycle++) {
+      await f.clock.advance(100 * cycle - f.clock.now());
+      // The publication waits for the connection too: the clock runs while it does.
+      const publication = role.publish(await f.read(), f.clock.now());
+      await f.clock.advance(25);
+      expect((await publication).outcome).toBe('published');
+      const published = (await stored(f))!.version;
+      await f.clock.advance(50);
+      versions.push((await stored(f))!.version - published);
+      expect(role.holdsLease(f.clock.now())).toBe(true);
+    }
+    flooding = false;
+    // The situation of the test: most of the others' operations waited until they gave up.
+    expect(othersFailed).toBeGreaterThan(others / 2);
+    // Every cycle's beat landed: the Version published, and one more.
+    expect(versions).toEqual(Array(10).fill(1));
+    const ended = role.end('stopped');
+    await f.clock.advance(100);
+    await ended;
   });
 
   it('a beat never overwrites another write: a claim written since the last publication stays, and the leader is asked for a cycle at once', async () => {
