@@ -41,7 +41,11 @@ const STORES_LANE = [
  */
 const ALONE = ['consumer.test.ts', 'contract-faults.test.ts', 'network-redis.test.ts', 'stores-sentinel-tls.test.ts'];
 
-const shared = { testTimeout: 120_000, hookTimeout: 120_000, fileParallelism: false } as const;
+/**
+ * Real servers, real processes and the real clock: a test that fails once is run again, and
+ * `.ci/run` names every test that needed it (a flake is reported, not hidden).
+ */
+const shared = { testTimeout: 120_000, hookTimeout: 120_000, fileParallelism: false, retry: 1 } as const;
 
 export default defineConfig({
   test: {
