@@ -19,7 +19,7 @@ import { PONG_ROUND_LAG } from './PongRound.js';
  * | `stillMs` | 1.5I | a Version unchanged this long is still: followers then read every nonce |
  * | `scanEveryMs` | 5T | followers read every nonce at least this often, whatever they see |
  * | `stillPollMs` | I/2 | a follower whose Version has been still for `stillMs` polls this often (on a healthy store), to see a new leader sooner |
- * | `stillScanMs` | 0.9I | …and scans every nonce at most this often (every other poll: the scans keep their interval, the polls in between read only the nonce followed) |
+ * | `stillScanMs` | max(0.9I, min(1.9I, T/2)) | …and scans every nonce at most this often (every fourth poll at T ≥ 3.8I; the polls in between read only the nonce followed) |
  * | `readGapMs` | 2I | reads whose starts are further apart leave a gap in what a node saw |
  * | `slowReadMs` | max(2I, T/2) | a read slower than this was not looking (a paused process) |
  * | `claimGraceMs` | 2I | a claim (Version 0) counts as still only after T + `claimGraceMs` |
@@ -46,7 +46,7 @@ import { PONG_ROUND_LAG } from './PongRound.js';
  * | `restPacedMs(f)` | min(f·I, T) | `restMs`, backed off |
  * | `standPacedMs(f)` | min((f − 1) · I, T) | how much later than T a follower that could read nothing stands (`unreachable`) |
  * | `stepPacedMs(f)` | min(f·I, 1.5I) | the period of a follower's steps (its polls) |
- * | `stillScanPacedMs(f)` | min(f · 0.9I, max(0.9I, T/2)) | `stillScanMs`, backed off: how often a follower whose Version is still scans every nonce |
+ * | `stillScanPacedMs(f)` | min(f · S, max(S, T/2)), S = `stillScanMs` | `stillScanMs`, backed off: how often a follower whose Version is still scans every nonce |
  * | `candidateStepMs(f)` | min(f·I, T) | the period of a candidate's steps before it claims |
  * | `pongPeriodMs(f)` | min(f·I, 2I, max(I, ⌊(T − I − τ − P) / (1 + 7/32)⌋)), P = max(I, min(2I − τ, T − 2I − τ)) | the period of the leader's PONG round (P: the longest PING period; 7/32: how late in its beat a worker's step may start, `PONG_ROUND_LAG`) |
  *
@@ -80,12 +80,19 @@ import { PONG_ROUND_LAG } from './PongRound.js';
  *   its reads never start more than `readGapMs` (2I) apart, with half an interval to spare for a
  *   late timer: a longer gap would make it "not looking", and stillness would never count.
  * - **Scans of a still Version**: a follower whose Version is still reads every nonce (the nonce
- *   window, 4 commands) at most every f · 0.9I, and at least every max(0.9I, T/2). On a slow store
- *   a Version looks still to every follower whose reads time out, and scanning at the healthy
- *   rate quadrupled their reads just when the store could answer fewer (at 1,000 members on one
- *   etcd, the group never converged). The scan finds a claim made at another nonce; a follower
- *   scans again before it stands (its candidacy reads every nonce), so scanning later delays
- *   seeing a new leader elsewhere by at most the difference, never makes anyone stand sooner.
+ *   window, 4 commands) at most every f · S, and at least every max(S, T/2), S = `stillScanMs`
+ *   (1.9I at the default T = 5I). The scan finds a leadership at another nonce (a claim made
+ *   where the candidate could write, a leader whose nonce moved); a claim and a new leader's
+ *   first publication usually land at the nonce followed, which the polls in between read. Every
+ *   member's Version goes still at once when the leader dies, so the scans are the whole group's
+ *   load during a failover: every 0.9I they made it 4.5 commands per member per interval (3.75
+ *   at 1.9I), and at 1,000 members on PostgreSQL the reads that queued behind them made the last
+ *   member follow 1 to 1.5 s after the new leader instead of I/2 (docs/scale.md). On a slow
+ *   store a Version looks still to every follower whose reads time out, and scanning at the
+ *   healthy rate multiplied their reads just when the store could answer fewer (at 1,000
+ *   members on one etcd, the group never converged). A follower scans again before it stands
+ *   (its candidacy reads every nonce), so scanning later delays seeing a leadership elsewhere by
+ *   at most the difference, never makes anyone stand sooner.
  * - **The leader's PONG round** (one `exchange` per follower, and the reads of the other nonces
  *   for a follower gone quiet) at most every 2I, and never later than lets a PING be found one
  *   interval before the leader would drop its member: a PING lands at most P + τ after the
@@ -144,7 +151,7 @@ export interface Timing extends FollowerTiming {
   readonly standPacedMs: (f: number) => number;
   /** The period of a follower's steps (its polls) at pace factor `f`: I to 1.5I. */
   readonly stepPacedMs: (f: number) => number;
-  /** `stillScanMs` at pace factor `f`: 0.9I to max(0.9I, T/2). */
+  /** `stillScanMs` at pace factor `f`: `stillScanMs` to max(`stillScanMs`, T/2). */
   readonly stillScanPacedMs: (f: number) => number;
   /** The period of a candidate's steps before it claims, at pace factor `f`: I to 4I, at most T. */
   readonly candidateStepMs: (f: number) => number;
@@ -168,13 +175,15 @@ export function deriveTiming(d: Durations): Timing {
   const { intervalMs: I, timeoutMs: T, renewDeadlineMs: R, operationTimeoutMs: tau } = d;
   // The longest period a follower PINGs at, whatever its pace.
   const longestPingMs = Math.max(I, Math.min(2 * I - tau, T - 2 * I - tau));
+  // How often a follower whose Version is still scans every nonce (see the table).
+  const stillScanMs = Math.max(0.9 * I, Math.min(1.9 * I, T / 2));
   return {
     ...d,
     restMs: I,
     stillMs: 1.5 * I,
     scanEveryMs: 5 * T,
     stillPollMs: I / 2,
-    stillScanMs: 0.9 * I,
+    stillScanMs,
     readGapMs: 2 * I,
     slowReadMs: Math.max(2 * I, T / 2),
     claimGraceMs: 2 * I,
@@ -200,7 +209,7 @@ export function deriveTiming(d: Durations): Timing {
     restPacedMs: (f) => Math.min(paced(f) * I, T),
     standPacedMs: (f) => Math.min((paced(f) - 1) * I, T),
     stepPacedMs: (f) => Math.min(paced(f) * I, 1.5 * I),
-    stillScanPacedMs: (f) => Math.min(paced(f) * 0.9 * I, Math.max(0.9 * I, T / 2)),
+    stillScanPacedMs: (f) => Math.min(paced(f) * stillScanMs, Math.max(stillScanMs, T / 2)),
     candidateStepMs: (f) => Math.min(paced(f) * I, T),
     pongPeriodMs: (f) => Math.min(paced(f) * I, 2 * I, Math.max(I, Math.floor((T - I - tau - longestPingMs) / (1 + PONG_ROUND_LAG)))),
   };

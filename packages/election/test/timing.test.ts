@@ -13,7 +13,7 @@ describe('the timing table', () => {
       stillMs: 1500,
       scanEveryMs: 25_000,
       stillPollMs: 500,
-      stillScanMs: 900,
+      stillScanMs: 1900,
       readGapMs: 2000,
       slowReadMs: 2500,
       claimGraceMs: 2000,
@@ -49,7 +49,7 @@ describe('the timing table', () => {
     // Polls: at most 1.5I, so a follower's reads never start 2I (the read gap) apart.
     expect(at(t.stepPacedMs)).toEqual([1000, 1500, 1500, 1500, 1000]);
     // Scans of a still Version: 0.9I on a healthy store, at most T/2 apart on a slow one.
-    expect(at(t.stillScanPacedMs)).toEqual([900, 1800, 2500, 2500, 900]);
+    expect(at(t.stillScanPacedMs)).toEqual([1900, 2500, 2500, 2500, 1900]);
     expect(at(t.candidateStepMs)).toEqual([1000, 2000, 4000, 4000, 1000]);
     // The leader's PONG round: at most 2I, and news of a member every P + τ + (1 + 7/32) × round
     // ≤ T − I (P = 1.5I, the longest PING period; a worker's step starts up to 7/32 of a round

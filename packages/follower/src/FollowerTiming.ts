@@ -12,9 +12,8 @@ export interface FollowerTiming {
   readonly scanEveryMs: number;
   /**
    * While the Version followed is still, a follower polls every `stillPollMs` (I/2) and scans
-   * every nonce at most every `stillScanMs` (0.9I: every other poll, so that its scans keep the
-   * interval they had), reading only the nonce it follows in between, where a new leader's claim
-   * usually lands.
+   * every nonce at most every `stillScanMs` (1.9I at the default T = 5I: every fourth poll),
+   * reading only the nonce it follows in between, where a new leader's claim usually lands.
    */
   readonly stillPollMs: number;
   readonly stillScanMs: number;

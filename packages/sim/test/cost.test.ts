@@ -28,6 +28,19 @@ async function churnCost(n: number): Promise<CostFigures> {
   return costPerMember(run.costs.filter((c) => !c.node.startsWith('visitor-')), 30_000, 80_000, timing.intervalMs);
 }
 
+/**
+ * N members, the first started first (it leads); it crashes at 30 s. The survivors' cost over the
+ * T − I after the crash: every one of them a follower that sees the Version still, none stood yet
+ * (the last beat came at most I/2 before the crash).
+ */
+async function stillCost(n: number): Promise<CostFigures> {
+  const ids = Array.from({ length: n }, (_, i) => `member-${String(i).padStart(3, '0')}`);
+  const crashAt = 30_000;
+  const steps: Step[] = [{ at: 0, do: 'start', node: ids[0]! }, ...ids.slice(1).map((node): Step => ({ at: 100, do: 'start', node })), { at: crashAt, do: 'crash', node: ids[0]! }, { at: 50_000, do: 'stop', node: ids[1]! }];
+  const run = await runScenario({ seed: n, timing, steps }, { recordOperations: false });
+  return costPerMember(run.costs.filter((c) => c.node !== ids[0]), crashAt, crashAt + timing.timeoutMs - timing.intervalMs, timing.intervalMs);
+}
+
 describe('store cost per member and per interval in steady state', () => {
   it('bytes per follower do not depend on N while members come and go: a list change costs each follower a step, not the list', async () => {
     const small = await churnCost(10);
@@ -57,4 +70,16 @@ describe('store cost per member and per interval in steady state', () => {
       { numRuns: 3, seed: 14, verbose: true },
     );
   }, 120_000);
+});
+
+describe('store cost per member and per interval while the leader is gone', () => {
+  it('a follower whose Version went still polls every I/2 but scans every nonce only every 1.9I: at most 4 commands per interval until the first stands (every member of the group at once, on the store the failover needs)', async () => {
+    const cost = await stillCost(20);
+    // The situation: every survivor a follower throughout.
+    expect(cost.members).toBe(19);
+    // A PING and a poll per interval until the Version has been still for 1.5I, then a PING, two
+    // polls and, every 1.9I, three reads more for the other nonces.
+    expect(cost.commands).toBeGreaterThan(2.5);
+    expect(cost.commands).toBeLessThanOrEqual(4);
+  });
 });

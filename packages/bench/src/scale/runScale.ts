@@ -310,11 +310,13 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
           const sentSince = procs.slice(1).reduce((n, p) => n + Object.values(p.last?.sent ?? {}).reduce((a, b) => a + b, 0), 0) - sentAtKill;
           const cpuSince = procs.slice(1).reduce((n, p) => n + (p.last?.cpuMs ?? 0), 0) - cpuAtKill;
           progress(`    from the kill until all followed (${span} ms): ${(sentSince / (c.members - 1) / (span / c.intervalMs)).toFixed(2)} commands per member per interval; the members' processes ${((cpuSince / span) * 100).toFixed(0)} % of one core`);
+          // Where the last follow: each process's median and last, from the kill.
+          progress(`    followed, median / last by process: ${workers.map((p) => `${p.count}: ${p.last!.followSince[first.id]!.median - killedAt} / ${p.last!.followSince[first.id]!.last - killedAt}`).join(', ')} ms`);
         }
         else progress(`    not all follow ${first.id}: ${workers.map((p) => JSON.stringify(p.last?.following ?? {})).join(' ')}`);
       }
       clearInterval(timeline);
-      if (allFollowMs === null || failoverMs === null || failoverMs > c.timeoutMs + 2 * c.intervalMs) {
+      if (allFollowMs === null || failoverMs === null || allFollowMs > c.timeoutMs + 2 * c.intervalMs) {
         // What the members did instead, for whoever has to find out why.
         progress(`    roles: ${workers.map((p) => JSON.stringify(p.last?.roles ?? {})).join(' ')}`);
         progress(`    since the kill: ${sinceKill().sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => `${k} ${n}`).join(', ')}`);
