@@ -272,6 +272,7 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
     // Also when the group did not converge: the failover of a group under that load is a figure too.
     if (stillLeads) {
       const atKill = procs.slice(1).map((p) => ({ ...p.last?.stats }));
+      const warningsAtKill = procs.slice(1).map((p) => ({ ...p.last?.warnings }));
       const sentAtKill = procs.slice(1).reduce((n, p) => n + Object.values(p.last?.sent ?? {}).reduce((a, b) => a + b, 0), 0);
       const cpuAtKill = procs.slice(1).reduce((n, p) => n + (p.last?.cpuMs ?? 0), 0);
       const killedAt = Date.now();
@@ -320,7 +321,9 @@ export async function runScaleCase(c: ScaleCase, options: ScaleRunOptions, progr
         // What the members did instead, for whoever has to find out why.
         progress(`    roles: ${workers.map((p) => JSON.stringify(p.last?.roles ?? {})).join(' ')}`);
         progress(`    since the kill: ${sinceKill().sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => `${k} ${n}`).join(', ')}`);
-        progress(`    warnings logged: ${JSON.stringify(sum((p) => p.last?.warnings))}`);
+        const warned = sum((p) => p.last?.warnings);
+        const warnedAtKill = sum((_, i) => warningsAtKill[i] as Record<string, number>);
+        progress(`    warnings logged since the kill: ${JSON.stringify(Object.fromEntries(Object.entries(warned).map(([k, n]) => [k, n - (warnedAtKill[k] ?? 0)]).filter(([, n]) => n !== 0)))}`);
         const changes = workers[0]!.roleLines.filter((l) => l.t >= killedAt).slice(0, 30);
         const electedId = workers.flatMap((p) => p.leaderLines).find((l) => l.t >= killedAt)?.id;
         const traced = workers[0]!.opLines.some((l) => l.id === electedId) ? electedId : workers[0]!.roleLines[0]?.id;
