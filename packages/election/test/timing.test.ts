@@ -48,7 +48,7 @@ describe('the timing table', () => {
     expect(at(t.standPacedMs)).toEqual([0, 1000, 3000, 3000, 0]);
     // Polls: at most 1.5I, so a follower's reads never start 2I (the read gap) apart.
     expect(at(t.stepPacedMs)).toEqual([1000, 1500, 1500, 1500, 1000]);
-    // Scans of a still Version: 0.9I on a healthy store, at most T/2 apart on a slow one.
+    // Scans of a still Version: 1.9I on a healthy store (every fourth poll), at most T/2 apart on a slow one.
     expect(at(t.stillScanPacedMs)).toEqual([1900, 2500, 2500, 2500, 1900]);
     expect(at(t.candidateStepMs)).toEqual([1000, 2000, 4000, 4000, 1000]);
     // The leader's PONG round: at most 2I, and news of a member every P + τ + (1 + 7/32) × round

@@ -33,12 +33,14 @@ async function churnCost(n: number): Promise<CostFigures> {
  * T − I after the crash: every one of them a follower that sees the Version still, none stood yet
  * (the last beat came at most I/2 before the crash).
  */
-async function stillCost(n: number): Promise<CostFigures> {
+async function stillCost(n: number): Promise<{ cost: CostFigures; roleChanges: number }> {
   const ids = Array.from({ length: n }, (_, i) => `member-${String(i).padStart(3, '0')}`);
   const crashAt = 30_000;
+  const until = crashAt + timing.timeoutMs - timing.intervalMs;
   const steps: Step[] = [{ at: 0, do: 'start', node: ids[0]! }, ...ids.slice(1).map((node): Step => ({ at: 100, do: 'start', node })), { at: crashAt, do: 'crash', node: ids[0]! }, { at: 50_000, do: 'stop', node: ids[1]! }];
   const run = await runScenario({ seed: n, timing, steps }, { recordOperations: false });
-  return costPerMember(run.costs.filter((c) => c.node !== ids[0]), crashAt, crashAt + timing.timeoutMs - timing.intervalMs, timing.intervalMs);
+  const roleChanges = run.history.entries.filter((e) => e.kind === 'update' && e.node !== ids[0] && e.update.type === 'role' && e.at >= crashAt && e.at < until).length;
+  return { cost: costPerMember(run.costs.filter((c) => c.node !== ids[0]), crashAt, until, timing.intervalMs), roleChanges };
 }
 
 describe('store cost per member and per interval in steady state', () => {
@@ -74,9 +76,10 @@ describe('store cost per member and per interval in steady state', () => {
 
 describe('store cost per member and per interval while the leader is gone', () => {
   it('a follower whose Version went still polls every I/2 but scans every nonce only every 1.9I: at most 4 commands per interval until the first stands (every member of the group at once, on the store the failover needs)', async () => {
-    const cost = await stillCost(20);
-    // The situation: every survivor a follower throughout.
+    const { cost, roleChanges } = await stillCost(20);
+    // The situation: every survivor a follower throughout, none stood yet.
     expect(cost.members).toBe(19);
+    expect(roleChanges).toBe(0);
     // A PING and a poll per interval until the Version has been still for 1.5I, then a PING, two
     // polls and, every 1.9I, three reads more for the other nonces.
     expect(cost.commands).toBeGreaterThan(2.5);
